@@ -1,0 +1,71 @@
+//! Chunkers: how a file is cut into the line ranges retrieval ranks.
+//!
+//! A chunk is a line range of one file. Its text is derived from the file's text by
+//! [`Chunk::text`], so chunks cost two integers each in memory.
+
+use std::ops::Range;
+
+use crate::lang::Outline;
+
+/// Which chunker made a chunk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ChunkerKind {
+    /// Non-overlapping N-line windows over the non-blank lines (CrossCodeEval, N = 10).
+    Fixed,
+    /// Overlapping windows over all lines (RepoCoder: 20 lines, stride 10).
+    Sliding,
+    /// One chunk per function, method or class; long ones split; top-level code in windows.
+    Syntax,
+}
+
+/// Chunker parameters; part of the index key.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ChunkerSettings {
+    /// Lines per fixed window (CrossCodeEval: 10).
+    pub fixed_lines: u32,
+    /// Lines per sliding window (RepoCoder: 20).
+    pub sliding_lines: u32,
+    /// Step between sliding windows (RepoCoder: 10).
+    pub sliding_stride: u32,
+    /// Longest syntax chunk; longer definitions are split into windows of this many lines.
+    pub syntax_max_lines: u32,
+}
+
+impl Default for ChunkerSettings {
+    fn default() -> Self {
+        ChunkerSettings { fixed_lines: 10, sliding_lines: 20, sliding_stride: 10, syntax_max_lines: 40 }
+    }
+}
+
+/// A chunk: a 0-based, half-open range of the file's lines (lines split on `\n`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Chunk {
+    pub lines: Range<u32>,
+}
+
+impl Chunk {
+    /// The chunk's text. Fixed windows join their non-blank lines with `\n` (blank lines are not
+    /// part of a fixed window); the other kinds are the lines as they stand, joined with `\n`.
+    /// Neither ends with a newline.
+    pub fn text(&self, kind: ChunkerKind, file_text: &str) -> String {
+        let _ = (kind, file_text);
+        todo!("chunk: text")
+    }
+}
+
+/// Cuts `text` into chunks of the given kind. `outline` is needed by [`ChunkerKind::Syntax`]
+/// only; without it (an unparsable file) syntax chunking falls back to fixed windows of all lines.
+pub fn chunk(kind: ChunkerKind, settings: &ChunkerSettings, text: &str, outline: Option<&Outline>) -> Vec<Chunk> {
+    let _ = (kind, settings, text, outline);
+    todo!("chunk: chunkers")
+}
+
+/// Whether a line counts as blank: Python's `not line.strip()` (Unicode whitespace only).
+pub fn is_blank(line: &str) -> bool {
+    line.chars().all(is_python_whitespace)
+}
+
+/// Python's `str.isspace()`: Unicode White_Space plus the ASCII separators U+001C..U+001F.
+pub fn is_python_whitespace(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}

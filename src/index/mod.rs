@@ -1,0 +1,3 @@
+//! The on-disk index of a workspace.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {}

@@ -1,0 +1,50 @@
+//! crossfile: the engine of a repository-level code completion tool.
+//!
+//! The engine indexes a workspace into cross-file chunks, retrieves the chunks that help a
+//! completion at a cursor, and (in later layers) builds the prompt, calls a model and scores the
+//! result. The command line (`src/main.rs`, `src/cli/`) and the language server call the same
+//! entry points shown here.
+//!
+//! ```ignore
+//! use crossfile::config::Settings;
+//! use crossfile::index::Index;
+//! use crossfile::retrieve::{self, Query};
+//!
+//! # fn main() -> crossfile::Result<()> {
+//! let root = std::path::Path::new("path/to/workspace");
+//! let settings = Settings::load(root)?;
+//! let index = Index::open_or_build(root, &settings.index, &crossfile::index::Progress::none())?;
+//! let snapshot = index.snapshot();
+//! let query = Query::at_cursor(&snapshot, "src/app.py", crossfile::Position { line: 41, col: 8 })?;
+//! let retriever = retrieve::build(&"bm25".parse()?, &settings.retrieve)?;
+//! for hit in retriever.retrieve(&snapshot, &query, 5)? {
+//!     println!("{}:{}-{} {:.3}", hit.path, hit.lines.start + 1, hit.lines.end, hit.score);
+//! }
+//! # Ok(())
+//! # }
+//! ```
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod chunk;
+pub mod config;
+pub mod index;
+pub mod lang;
+pub mod retrieve;
+pub mod terms;
+pub mod workspace;
+
+mod error;
+
+pub use error::{Error, Result};
+
+/// A place in a document: 0-based line and byte column within that line.
+///
+/// The command line speaks 1-based lines and character columns; it converts at its edge
+/// (`workspace::Document::position_from_chars`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Position {
+    /// 0-based line number.
+    pub line: u32,
+    /// Byte offset within the line.
+    pub col: u32,
+}

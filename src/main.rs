@@ -1,0 +1,2 @@
+//! The `crossfile` command line.
+fn main() {}

@@ -1,0 +1,3 @@
+//! Retrievers.
+#[derive(Debug, thiserror::Error)]
+pub enum RetrieveError {}
