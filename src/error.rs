@@ -1,6 +1,8 @@
 //! The engine's umbrella error: one variant per boundary, each with its own typed error.
 
-use crate::{config::ConfigError, index::IndexError, retrieve::RetrieveError, workspace::WorkspaceError};
+use crate::{
+    config::ConfigError, index::IndexError, retrieve::RetrieveError, workspace::WorkspaceError,
+};
 
 /// Any error an engine entry point can return.
 #[derive(Debug, thiserror::Error)]

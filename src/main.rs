@@ -1,2 +1,7 @@
-//! The `crossfile` command line.
-fn main() {}
+//! The `crossfile` command line: parses arguments, runs a command, maps errors to exit codes.
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::run()
+}

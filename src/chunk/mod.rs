@@ -33,7 +33,12 @@ pub struct ChunkerSettings {
 
 impl Default for ChunkerSettings {
     fn default() -> Self {
-        ChunkerSettings { fixed_lines: 10, sliding_lines: 20, sliding_stride: 10, syntax_max_lines: 40 }
+        ChunkerSettings {
+            fixed_lines: 10,
+            sliding_lines: 20,
+            sliding_stride: 10,
+            syntax_max_lines: 40,
+        }
     }
 }
 
@@ -55,7 +60,12 @@ impl Chunk {
 
 /// Cuts `text` into chunks of the given kind. `outline` is needed by [`ChunkerKind::Syntax`]
 /// only; without it (an unparsable file) syntax chunking falls back to fixed windows of all lines.
-pub fn chunk(kind: ChunkerKind, settings: &ChunkerSettings, text: &str, outline: Option<&Outline>) -> Vec<Chunk> {
+pub fn chunk(
+    kind: ChunkerKind,
+    settings: &ChunkerSettings,
+    text: &str,
+    outline: Option<&Outline>,
+) -> Vec<Chunk> {
     let _ = (kind, settings, text, outline);
     todo!("chunk: chunkers")
 }

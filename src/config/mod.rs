@@ -1,3 +1,116 @@
-//! Settings: typed, defaulted in one place, from `crossfile.toml`, LSP options and flags.
+//! Settings: every key typed and defaulted in one place, read from `crossfile.toml` and flags.
+//!
+//! Raw [`Options`] (every field optional, as written in a file or on the command line) become
+//! [`Settings`] through one resolver. Layers, later winning: defaults, the user's config file
+//! (`$XDG_CONFIG_HOME/crossfile/crossfile.toml`, or `$CROSSFILE_CONFIG`), the workspace's
+//! `crossfile.toml`, command-line flags. Each layer is checked on its own, so every problem names
+//! the file it is in and its dotted key; all problems of a layer are reported together.
+
+mod options;
+mod settings;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+pub use options::{IndexOptions, Options, RetrieveOptions, WorkspaceOptions};
+pub use settings::{IndexSettings, RetrieveSettings, Settings, WorkspaceSettings};
+
+/// The workspace config file's name.
+pub const WORKSPACE_FILE: &str = "crossfile.toml";
+
+/// Where a layer of options came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    File(PathBuf),
+    CommandLine,
+    /// An editor's settings (LSP `initializationOptions` or `didChangeConfiguration`).
+    Client,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::File(path) => write!(f, "{}", path.display()),
+            Source::CommandLine => f.write_str("command line"),
+            Source::Client => f.write_str("client settings"),
+        }
+    }
+}
+
+/// One bad key: its dotted path and what is wrong with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub key: String,
+    pub message: String,
+}
+
+/// A config layer that cannot be used.
 #[derive(Debug, thiserror::Error)]
-pub enum ConfigError {}
+pub enum ConfigError {
+    #[error("{origin}: cannot read: {error}")]
+    Read {
+        origin: Source,
+        #[source]
+        error: std::io::Error,
+    },
+    #[error("{origin}:{line}: not valid TOML: {message}")]
+    Syntax {
+        origin: Source,
+        line: usize,
+        message: String,
+    },
+    #[error("{origin}: {}", render_problems(.problems))]
+    Invalid {
+        origin: Source,
+        problems: Vec<Problem>,
+    },
+}
+
+fn render_problems(problems: &[Problem]) -> String {
+    let lines: Vec<String> = problems
+        .iter()
+        .map(|p| format!("{}: {}", p.key, p.message))
+        .collect();
+    lines.join("; ")
+}
+
+impl Settings {
+    /// Settings for a workspace: defaults, the user's file, the workspace's file.
+    pub fn load(root: &Path) -> Result<Settings, ConfigError> {
+        Settings::load_with(root, Options::default())
+    }
+
+    /// Like [`Settings::load`], with command-line options on top.
+    pub fn load_with(root: &Path, flags: Options) -> Result<Settings, ConfigError> {
+        let mut merged = Options::default();
+        if let Some(path) = user_config_path() {
+            if let Some(options) = Options::read_file(&path)? {
+                merged = merged.overlay(options);
+            }
+        }
+        if let Some(options) = Options::read_file(&root.join(WORKSPACE_FILE))? {
+            merged = merged.overlay(options);
+        }
+        flags.check(&Source::CommandLine)?;
+        Ok(Settings::resolve(&merged.overlay(flags)))
+    }
+}
+
+/// The user's config file: `$CROSSFILE_CONFIG`, else `<config dir>/crossfile/crossfile.toml`.
+pub fn user_config_path() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("CROSSFILE_CONFIG") {
+        return Some(PathBuf::from(path));
+    }
+    directories::ProjectDirs::from("", "", "crossfile")
+        .map(|dirs| dirs.config_dir().join(WORKSPACE_FILE))
+}
+
+/// The cache directory: `$CROSSFILE_CACHE_DIR`, else `<cache dir>/crossfile`.
+pub fn default_cache_dir() -> PathBuf {
+    if let Some(path) = std::env::var_os("CROSSFILE_CACHE_DIR") {
+        return PathBuf::from(path);
+    }
+    directories::ProjectDirs::from("", "", "crossfile")
+        .map(|dirs| dirs.cache_dir().to_path_buf())
+        .unwrap_or_else(|| std::env::temp_dir().join("crossfile-cache"))
+}

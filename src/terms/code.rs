@@ -98,11 +98,17 @@ impl TokenStream for CodeTokenStream {
     }
 
     fn token(&self) -> &Token {
-        &self.tokens[self.at.saturating_sub(1).min(self.tokens.len().saturating_sub(1))]
+        &self.tokens[self
+            .at
+            .saturating_sub(1)
+            .min(self.tokens.len().saturating_sub(1))]
     }
 
     fn token_mut(&mut self) -> &mut Token {
-        let i = self.at.saturating_sub(1).min(self.tokens.len().saturating_sub(1));
+        let i = self
+            .at
+            .saturating_sub(1)
+            .min(self.tokens.len().saturating_sub(1));
         &mut self.tokens[i]
     }
 }
@@ -118,9 +124,15 @@ mod tests {
             ("x", &["x"]),
             ("getUserName", &["getusername", "get", "user", "name"]),
             ("MAX_SIZE", &["max_size", "max", "size"]),
-            ("parseHTTPResponse2", &["parsehttpresponse2", "parse", "http", "response2"]),
+            (
+                "parseHTTPResponse2",
+                &["parsehttpresponse2", "parse", "http", "response2"],
+            ),
             ("__init__", &["__init__"]),
-            ("self.client_id = 3", &["self", "client_id", "client", "id", "3"]),
+            (
+                "self.client_id = 3",
+                &["self", "client_id", "client", "id", "3"],
+            ),
             ("ÉtéÀ", &["étéà", "été", "à"]),
         ];
         for (text, want) in cases {

@@ -59,12 +59,21 @@ impl Vocab {
 
     /// The id of `term` if it was ever interned.
     pub fn get(&self, term: &str) -> Option<TermId> {
-        self.inner.read().unwrap_or_else(|e| e.into_inner()).ids.get(term).copied()
+        self.inner
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .ids
+            .get(term)
+            .copied()
     }
 
     /// Number of distinct terms interned so far.
     pub fn len(&self) -> usize {
-        self.inner.read().unwrap_or_else(|e| e.into_inner()).terms.len()
+        self.inner
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .terms
+            .len()
     }
 
     /// Whether nothing was interned yet.

@@ -1,0 +1,120 @@
+//! The command-line grammar (clap).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crossfile::config::{IndexOptions, Options, RetrieveOptions, WorkspaceOptions};
+
+/// Repository-level code completion: cross-file retrieval, completion and benchmark replay.
+#[derive(Debug, Parser)]
+#[command(name = "crossfile", version, about)]
+pub struct Cli {
+    /// Log level for stderr (error, warn, info, debug, trace); `CROSSFILE_LOG` overrides.
+    #[arg(long, global = true, default_value = "warn")]
+    pub log_level: String,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Build or update a workspace's index ahead of time.
+    Index(IndexArgs),
+    /// Rank cross-file chunks for a cursor.
+    Retrieve(RetrieveArgs),
+}
+
+/// Settings any command that indexes accepts; they win over `crossfile.toml`.
+#[derive(Debug, Args)]
+pub struct IndexFlags {
+    /// Where indexes are kept (default: the user's cache dir).
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Skip files larger than this many bytes.
+    #[arg(long, value_name = "BYTES")]
+    pub max_file_bytes: Option<u64>,
+    /// Chunks the `bm25` retriever ranks: fixed, sliding or syntax.
+    #[arg(long, value_name = "KIND")]
+    pub bm25_chunker: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexArgs {
+    /// The workspace root.
+    pub root: PathBuf,
+    #[command(flatten)]
+    pub index: IndexFlags,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RetrieveArgs {
+    /// The workspace root.
+    pub root: PathBuf,
+    /// The cursor: FILE:LINE:COL, FILE relative to ROOT (or absolute inside it), LINE and COL
+    /// 1-based, COL counted in characters.
+    #[arg(long, value_name = "FILE:LINE:COL")]
+    pub at: String,
+    /// Retriever spec (see `--help` of the spec grammar in README.md); default from config, else bm25.
+    #[arg(long, value_name = "SPEC")]
+    pub retriever: Option<String>,
+    /// Number of hits.
+    #[arg(long, value_name = "N")]
+    pub top_k: Option<usize>,
+    /// The reference the `oracle` sees (default: the rest of the cursor's line).
+    #[arg(long, value_name = "TEXT")]
+    pub reference: Option<String>,
+    #[command(flatten)]
+    pub index: IndexFlags,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl IndexFlags {
+    /// These flags as a layer of options.
+    pub fn options(&self) -> Options {
+        Options {
+            workspace: self.max_file_bytes.map(|b| WorkspaceOptions {
+                max_file_bytes: Some(b),
+            }),
+            index: Some(IndexOptions {
+                cache_dir: self.cache_dir.clone(),
+                bm25_chunker: self.bm25_chunker.clone(),
+                ..IndexOptions::default()
+            }),
+            retrieve: None,
+        }
+    }
+}
+
+impl RetrieveArgs {
+    pub fn options(&self) -> Options {
+        Options {
+            retrieve: Some(RetrieveOptions {
+                retriever: self.retriever.clone(),
+                top_k: self.top_k,
+                ..RetrieveOptions::default()
+            }),
+            ..self.index.options()
+        }
+    }
+}
+
+/// Splits `FILE:LINE:COL` (FILE may itself contain `:`).
+pub fn parse_at(at: &str) -> anyhow::Result<(PathBuf, u64, u64)> {
+    let bad = || anyhow::anyhow!("--at {at:?}: expected FILE:LINE:COL with 1-based LINE and COL");
+    let (rest, col) = at.rsplit_once(':').ok_or_else(bad)?;
+    let (file, line) = rest.rsplit_once(':').ok_or_else(bad)?;
+    if file.is_empty() {
+        return Err(bad());
+    }
+    Ok((
+        PathBuf::from(file),
+        line.parse().map_err(|_| bad())?,
+        col.parse().map_err(|_| bad())?,
+    ))
+}

@@ -1,0 +1,62 @@
+//! Command-line commands over the engine. `anyhow` lives here and in `main.rs` only.
+//!
+//! Results go to stdout (`--json`: one JSON document); progress bars and logs go to stderr.
+//! Exit codes: 0 success, 1 failure, 2 bad usage. A closed stdout (`| head`) is success.
+
+mod args;
+mod index_cmd;
+mod progress;
+mod retrieve_cmd;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+pub use args::{Cli, Command};
+
+/// Parses the command line, runs it, prints any error with its causes.
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(&cli.log_level);
+    let result = match &cli.command {
+        Command::Index(args) => index_cmd::run(args),
+        Command::Retrieve(args) => retrieve_cmd::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
+        Err(error) => {
+            let mut stderr = std::io::stderr().lock();
+            let _ = writeln!(stderr, "error: {error}");
+            for cause in error.chain().skip(1) {
+                let _ = writeln!(stderr, "  caused by: {cause}");
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_logging(level: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("CROSSFILE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("crossfile={level},warn")));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Writes one JSON document and a newline to stdout.
+fn print_json(value: &serde_json::Value) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out)?;
+    Ok(())
+}

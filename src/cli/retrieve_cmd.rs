@@ -1,0 +1,73 @@
+//! `crossfile retrieve ROOT --at FILE:LINE:COL`: rank cross-file chunks for a cursor.
+
+use anyhow::Context;
+use serde_json::json;
+
+use crossfile::config::Settings;
+use crossfile::index::Index;
+use crossfile::retrieve::{self, Query};
+use crossfile::workspace;
+
+use super::args::{RetrieveArgs, parse_at};
+use super::progress::index_bar;
+
+pub fn run(args: &RetrieveArgs) -> anyhow::Result<()> {
+    let (file, line, col) = parse_at(&args.at)?;
+    let settings = Settings::load_with(&args.root, args.options())?;
+    let spec = settings.retrieve.retriever.clone();
+    let retriever = retrieve::build(&spec, &settings.retrieve)?;
+    let (abs, rel) = workspace::resolve_in_root(&args.root, &file)?;
+    let source = workspace::read_source(&abs, settings.workspace.max_file_bytes)?;
+    let cursor = workspace::position_from_chars(&source.text, &rel, line, col)?;
+    let mut query = Query::new(&rel, &source.text, cursor)?;
+    query.reference = args.reference.clone();
+
+    let (index, _) = Index::open_or_build(&args.root, &settings.index, &index_bar())
+        .with_context(|| format!("indexing {}", args.root.display()))?;
+    let snapshot = index.snapshot();
+    let started = std::time::Instant::now();
+    let hits = retriever.retrieve(&snapshot, &query, settings.retrieve.top_k)?;
+    let ms = started.elapsed().as_secs_f64() * 1000.0;
+    if spec.is_upper_bound() {
+        tracing::warn!(
+            "`{spec}` sees the reference: its results are an upper bound, not a real retrieval"
+        );
+    }
+    if args.json {
+        let hits: Vec<_> = hits
+            .iter()
+            .map(|h| json!({"path": h.path, "start_line": h.lines.start + 1, "end_line": h.lines.end, "score": h.score, "text": h.text}))
+            .collect();
+        return super::print_json(&json!({
+            "retriever": spec.to_string(),
+            "upper_bound": spec.is_upper_bound(),
+            "path": rel,
+            "line": line,
+            "col": col,
+            "retrieve_ms": ms,
+            "hits": hits,
+        }));
+    }
+    let mut out = String::new();
+    for (i, h) in hits.iter().enumerate() {
+        out.push_str(&format!(
+            "{}. {}:{}-{}  score {:.4}\n",
+            i + 1,
+            h.path,
+            h.lines.start + 1,
+            h.lines.end,
+            h.score
+        ));
+        for text_line in h.text.lines() {
+            out.push_str("    ");
+            out.push_str(text_line);
+            out.push('\n');
+        }
+    }
+    if hits.is_empty() {
+        out.push_str("no hits\n");
+    }
+    use std::io::Write;
+    std::io::stdout().lock().write_all(out.as_bytes())?;
+    Ok(())
+}

@@ -1,0 +1,41 @@
+//! Progress reports from long index work, for a progress bar or LSP `$/progress`.
+
+use std::sync::Arc;
+
+/// One step of progress.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ProgressEvent {
+    /// Work on `total` files begins.
+    Begin {
+        total: u64,
+    },
+    /// `done` of the files are finished.
+    Advance {
+        done: u64,
+    },
+    End,
+}
+
+/// Where progress goes; [`Progress::none`] discards it.
+#[derive(Clone, Default)]
+pub struct Progress {
+    sink: Option<Arc<dyn Fn(ProgressEvent) + Send + Sync>>,
+}
+
+impl Progress {
+    pub fn none() -> Progress {
+        Progress { sink: None }
+    }
+
+    pub fn new(sink: impl Fn(ProgressEvent) + Send + Sync + 'static) -> Progress {
+        Progress {
+            sink: Some(Arc::new(sink)),
+        }
+    }
+
+    pub fn report(&self, event: ProgressEvent) {
+        if let Some(sink) = &self.sink {
+            sink(event);
+        }
+    }
+}

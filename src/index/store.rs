@@ -1,0 +1,205 @@
+//! The tantivy side of the index: schema, documents, the writer and reading records back.
+//!
+//! Two kinds of documents share one index, so one commit updates a file atomically:
+//! a *file* document (the postcard [`FileRecord`]) and one *chunk* document per chunk of the
+//! `bm25` chunker (its code terms, for tantivy's BM25). Both carry the file's path, which is
+//! how a file's documents are deleted.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use tantivy::collector::DocSetCollector;
+use tantivy::directory::error::LockError;
+use tantivy::query::TermQuery;
+use tantivy::schema::{
+    Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
+};
+use tantivy::{
+    Index as TantivyIndex, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, TantivyError,
+    Term,
+};
+
+use super::IndexError;
+use super::record::FileRecord;
+use crate::chunk::ChunkerKind;
+use crate::terms::CodeTokenizer;
+
+/// Version of the on-disk layout (schema, record encoding, chunk and term rules). Bump it when
+/// any of them changes: an index of another version is rebuilt.
+pub const FORMAT: u32 = 1;
+
+/// Field handles.
+#[derive(Clone, Copy, Debug)]
+pub struct Fields {
+    pub path: Field,
+    pub kind: Field,
+    /// The language family of a chunk's file (`Language::name`).
+    pub lang: Field,
+    pub chunk: Field,
+    pub body: Field,
+    pub record: Field,
+}
+
+const KIND_FILE: &str = "file";
+const KIND_CHUNK: &str = "chunk";
+/// How long a writer waits for another process's lock before giving up.
+const LOCK_PATIENCE: Duration = Duration::from_secs(10);
+
+pub fn schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let body_options = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(CodeTokenizer::NAME)
+            .set_index_option(IndexRecordOption::WithFreqs),
+    );
+    let fields = Fields {
+        path: b.add_text_field("path", STRING | STORED),
+        kind: b.add_text_field("kind", STRING),
+        lang: b.add_text_field("lang", STRING),
+        chunk: b.add_u64_field("chunk", STORED),
+        body: b.add_text_field("body", body_options),
+        record: b.add_bytes_field("record", STORED),
+    };
+    (b.build(), fields)
+}
+
+/// An open tantivy index with its reader.
+pub struct Store {
+    pub index: TantivyIndex,
+    pub reader: IndexReader,
+    pub fields: Fields,
+}
+
+impl Store {
+    /// Creates an empty index in `dir` (which must exist and be empty).
+    pub fn create(dir: &Path) -> Result<Store, IndexError> {
+        let (schema, fields) = schema();
+        let index =
+            TantivyIndex::create_in_dir(dir, schema).map_err(|e| IndexError::tantivy(dir, e))?;
+        Store::with_index(dir, index, fields)
+    }
+
+    /// Opens an existing index; a schema other than ours is an error (the caller rebuilds).
+    pub fn open(dir: &Path) -> Result<Store, IndexError> {
+        let index = TantivyIndex::open_in_dir(dir).map_err(|e| IndexError::tantivy(dir, e))?;
+        let (schema, fields) = schema();
+        if index.schema() != schema {
+            return Err(IndexError::Stale {
+                dir: dir.into(),
+                why: "its schema differs".into(),
+            });
+        }
+        Store::with_index(dir, index, fields)
+    }
+
+    fn with_index(dir: &Path, index: TantivyIndex, fields: Fields) -> Result<Store, IndexError> {
+        index
+            .tokenizers()
+            .register(CodeTokenizer::NAME, CodeTokenizer);
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(|e| IndexError::tantivy(dir, e))?;
+        Ok(Store {
+            index,
+            reader,
+            fields,
+        })
+    }
+
+    /// A writer, waiting up to ten seconds for another process that holds the lock.
+    pub fn writer(&self, dir: &Path, threads: usize) -> Result<IndexWriter, IndexError> {
+        let started = Instant::now();
+        let per_thread = 32 << 20;
+        loop {
+            match self
+                .index
+                .writer_with_num_threads(threads.max(1), per_thread * threads.max(1))
+            {
+                Ok(writer) => return Ok(writer),
+                Err(TantivyError::LockFailure(LockError::LockBusy, _))
+                    if started.elapsed() < LOCK_PATIENCE =>
+                {
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                Err(TantivyError::LockFailure(LockError::LockBusy, _)) => {
+                    return Err(IndexError::Locked { dir: dir.into() });
+                }
+                Err(e) => return Err(IndexError::tantivy(dir, e)),
+            }
+        }
+    }
+
+    /// The documents of one analyzed file.
+    pub fn documents(
+        &self,
+        record: &FileRecord,
+        bm25_chunker: ChunkerKind,
+    ) -> Result<Vec<TantivyDocument>, IndexError> {
+        let bytes = postcard::to_allocvec(record).map_err(|e| IndexError::Encode {
+            path: record.path.clone(),
+            message: e.to_string(),
+        })?;
+        let f = self.fields;
+        let mut file_doc = TantivyDocument::default();
+        file_doc.add_text(f.path, &record.path);
+        file_doc.add_text(f.kind, KIND_FILE);
+        file_doc.add_bytes(f.record, &bytes);
+        let mut docs = vec![file_doc];
+        let language = super::record::language_from_code(record.language).map_or("", |l| l.name());
+        let ranges = match bm25_chunker {
+            ChunkerKind::Fixed => &record.fixed,
+            ChunkerKind::Sliding => &record.sliding,
+            ChunkerKind::Syntax => &record.syntax,
+        };
+        for (i, &(start, end)) in ranges.iter().enumerate() {
+            let text = crate::chunk::Chunk { lines: start..end }.text(bm25_chunker, &record.text);
+            let mut doc = TantivyDocument::default();
+            doc.add_text(f.path, &record.path);
+            doc.add_text(f.kind, KIND_CHUNK);
+            doc.add_text(f.lang, language);
+            doc.add_u64(f.chunk, i as u64);
+            doc.add_text(f.body, &text);
+            docs.push(doc);
+        }
+        Ok(docs)
+    }
+
+    /// The term that names every document of a file.
+    pub fn path_term(&self, path: &str) -> Term {
+        Term::from_field_text(self.fields.path, path)
+    }
+
+    /// Every stored file record. A record that does not decode is an error (the caller rebuilds).
+    pub fn read_records(&self, dir: &Path) -> Result<Vec<FileRecord>, IndexError> {
+        let searcher = self.reader.searcher();
+        let query = TermQuery::new(
+            Term::from_field_text(self.fields.kind, KIND_FILE),
+            IndexRecordOption::Basic,
+        );
+        let addresses = searcher
+            .search(&query, &DocSetCollector)
+            .map_err(|e| IndexError::tantivy(dir, e))?;
+        let mut records = Vec::with_capacity(addresses.len());
+        for address in addresses {
+            let doc: TantivyDocument = searcher
+                .doc(address)
+                .map_err(|e| IndexError::tantivy(dir, e))?;
+            let bytes = doc
+                .get_first(self.fields.record)
+                .and_then(|v| v.as_bytes())
+                .ok_or_else(|| IndexError::Stale {
+                    dir: dir.into(),
+                    why: "a file document has no record".into(),
+                })?;
+            let record: FileRecord =
+                postcard::from_bytes(bytes).map_err(|e| IndexError::Stale {
+                    dir: dir.into(),
+                    why: format!("a record does not decode: {e}"),
+                })?;
+            records.push(record);
+        }
+        Ok(records)
+    }
+}

@@ -1,0 +1,193 @@
+//! Retriever specs: the grammar `none | bm25 | bm25-cceval | bm25-cceval-rg1 | jaccard | dense |
+//! oracle | dataset | mmr:<spec>[:<λ>] | hybrid:<spec>+<spec>[+…]`, parsed into a tree.
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::RetrieveError;
+
+/// The valid forms, for error messages.
+pub const VALID_SPECS: &str = "none, bm25, bm25-cceval, bm25-cceval-rg1, jaccard, dense, oracle, dataset, \
+     mmr:<spec>[:<lambda in 0..1>], hybrid:<spec>+<spec>[+<spec>...]";
+
+/// A parsed retriever spec. `Display` gives back the canonical spec string.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RetrieverSpec {
+    /// In-file context only: no cross-file chunks.
+    None,
+    /// tantivy BM25 over code terms.
+    Bm25,
+    /// CrossCodeEval's BM25 ranking, reproduced exactly.
+    Bm25Cceval,
+    /// CrossCodeEval's ranking plus its "next chunk" step (how its released context was made).
+    Bm25CcevalRg1,
+    /// Token-set Jaccard over sliding windows (RepoCoder).
+    Jaccard,
+    /// Embedding cosine similarity.
+    Dense,
+    /// CrossCodeEval's "retrieval with reference": sees the answer; an upper bound.
+    Oracle,
+    /// The context a benchmark case ships with.
+    Dataset,
+    /// Maximal Marginal Relevance rerank of an inner retriever.
+    Mmr {
+        inner: Box<RetrieverSpec>,
+        lambda: f64,
+    },
+    /// Reciprocal rank fusion of two or more retrievers.
+    Hybrid(Vec<RetrieverSpec>),
+}
+
+/// λ when `mmr:<spec>` names none.
+pub const DEFAULT_MMR_LAMBDA: f64 = 0.5;
+
+impl RetrieverSpec {
+    /// Parses a comma-separated list of specs (`--retriever a,b`).
+    pub fn parse_list(list: &str) -> Result<Vec<RetrieverSpec>, RetrieveError> {
+        list.split(',').map(|s| s.trim().parse()).collect()
+    }
+
+    /// Whether this retriever sees the reference (its results are an upper bound).
+    pub fn is_upper_bound(&self) -> bool {
+        match self {
+            RetrieverSpec::Oracle => true,
+            RetrieverSpec::Mmr { inner, .. } => inner.is_upper_bound(),
+            RetrieverSpec::Hybrid(parts) => parts.iter().any(RetrieverSpec::is_upper_bound),
+            _ => false,
+        }
+    }
+}
+
+impl FromStr for RetrieverSpec {
+    type Err = RetrieveError;
+
+    fn from_str(spec: &str) -> Result<Self, Self::Err> {
+        parse(spec).ok_or_else(|| RetrieveError::BadSpec {
+            spec: spec.to_string(),
+        })
+    }
+}
+
+fn parse(spec: &str) -> Option<RetrieverSpec> {
+    let simple = match spec {
+        "none" => Some(RetrieverSpec::None),
+        "bm25" => Some(RetrieverSpec::Bm25),
+        "bm25-cceval" => Some(RetrieverSpec::Bm25Cceval),
+        "bm25-cceval-rg1" => Some(RetrieverSpec::Bm25CcevalRg1),
+        "jaccard" => Some(RetrieverSpec::Jaccard),
+        "dense" => Some(RetrieverSpec::Dense),
+        "oracle" => Some(RetrieverSpec::Oracle),
+        "dataset" => Some(RetrieverSpec::Dataset),
+        _ => None,
+    };
+    if simple.is_some() {
+        return simple;
+    }
+    if let Some(rest) = spec.strip_prefix("mmr:") {
+        // `mmr:<spec>:<λ>` when the last `:` part is a number and the rest a spec.
+        if let Some((inner, lambda)) = rest.rsplit_once(':') {
+            if let (Ok(lambda), Some(inner)) = (lambda.parse::<f64>(), parse(inner)) {
+                return (0.0..=1.0).contains(&lambda).then(|| RetrieverSpec::Mmr {
+                    inner: Box::new(inner),
+                    lambda,
+                });
+            }
+        }
+        return Some(RetrieverSpec::Mmr {
+            inner: Box::new(parse(rest)?),
+            lambda: DEFAULT_MMR_LAMBDA,
+        });
+    }
+    if let Some(rest) = spec.strip_prefix("hybrid:") {
+        let parts: Option<Vec<RetrieverSpec>> = rest.split('+').map(parse).collect();
+        return parts.filter(|p| p.len() >= 2).map(RetrieverSpec::Hybrid);
+    }
+    None
+}
+
+impl fmt::Display for RetrieverSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RetrieverSpec::None => f.write_str("none"),
+            RetrieverSpec::Bm25 => f.write_str("bm25"),
+            RetrieverSpec::Bm25Cceval => f.write_str("bm25-cceval"),
+            RetrieverSpec::Bm25CcevalRg1 => f.write_str("bm25-cceval-rg1"),
+            RetrieverSpec::Jaccard => f.write_str("jaccard"),
+            RetrieverSpec::Dense => f.write_str("dense"),
+            RetrieverSpec::Oracle => f.write_str("oracle"),
+            RetrieverSpec::Dataset => f.write_str("dataset"),
+            RetrieverSpec::Mmr { inner, lambda } => write!(f, "mmr:{inner}:{lambda}"),
+            RetrieverSpec::Hybrid(parts) => {
+                f.write_str("hybrid:")?;
+                for (i, part) in parts.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str("+")?;
+                    }
+                    write!(f, "{part}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_into_trees_and_print_back() {
+        let cases: &[(&str, Option<&str>)] = &[
+            ("bm25", Some("bm25")),
+            ("bm25-cceval-rg1", Some("bm25-cceval-rg1")),
+            ("mmr:bm25", Some("mmr:bm25:0.5")),
+            ("mmr:bm25:0.7", Some("mmr:bm25:0.7")),
+            ("mmr:bm25-cceval:1", Some("mmr:bm25-cceval:1")),
+            ("mmr:mmr:jaccard:0.2", Some("mmr:mmr:jaccard:0.5:0.2")),
+            ("hybrid:bm25+jaccard", Some("hybrid:bm25+jaccard")),
+            (
+                "hybrid:mmr:bm25:0.3+jaccard+dense",
+                Some("hybrid:mmr:bm25:0.3+jaccard+dense"),
+            ),
+            (
+                "mmr:hybrid:bm25+jaccard:0.7",
+                Some("mmr:hybrid:bm25+jaccard:0.7"),
+            ),
+            ("", None),
+            ("BM25", None),
+            ("nosuch", None),
+            ("mmr:", None),
+            ("mmr:bm25:1.5", None),
+            ("mmr:bm25:nan", None),
+            ("hybrid:bm25", None),
+            ("hybrid:bm25+", None),
+            ("hybrid:bm25,jaccard", None),
+        ];
+        for (spec, want) in cases {
+            let got = spec.parse::<RetrieverSpec>().ok().map(|s| s.to_string());
+            assert_eq!(got.as_deref(), *want, "{spec:?}");
+        }
+    }
+
+    #[test]
+    fn a_bad_spec_lists_the_valid_ones() {
+        let err = "bm42"
+            .parse::<RetrieverSpec>()
+            .expect_err("bm42 is not a retriever");
+        let message = err.to_string();
+        assert!(
+            message.contains("bm42")
+                && message.contains("bm25-cceval-rg1")
+                && message.contains("hybrid:"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn lists_split_on_commas() {
+        let specs =
+            RetrieverSpec::parse_list("bm25, hybrid:bm25+jaccard,oracle").expect("valid list");
+        assert_eq!(specs.len(), 3);
+        assert!(specs[2].is_upper_bound() && !specs[0].is_upper_bound());
+    }
+}

@@ -1,0 +1,100 @@
+//! The document store: open editor buffers, as ropes, overlaying the files on disk.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::RwLock;
+
+use ropey::Rope;
+
+use crate::Position;
+
+/// Open buffers by workspace-relative path. Unsaved text wins over the disk.
+#[derive(Default)]
+pub struct Documents {
+    open: RwLock<HashMap<String, Rope>>,
+}
+
+impl Documents {
+    /// Opens (or replaces) a buffer.
+    pub fn open(&self, rel: &str, text: &str) {
+        self.write().insert(rel.to_string(), Rope::from_str(text));
+    }
+
+    /// Replaces `range` of an open buffer with `text`; positions past the end are clamped.
+    /// Returns false if the buffer is not open.
+    pub fn edit(&self, rel: &str, range: Range<Position>, text: &str) -> bool {
+        let mut open = self.write();
+        let Some(rope) = open.get_mut(rel) else {
+            return false;
+        };
+        let start = char_index(rope, range.start);
+        let end = char_index(rope, range.end).max(start);
+        rope.remove(start..end);
+        rope.insert(start, text);
+        true
+    }
+
+    /// Closes a buffer; the disk is the truth again.
+    pub fn close(&self, rel: &str) {
+        self.write().remove(rel);
+    }
+
+    /// The text of an open buffer (a cheap rope clone, turned into a string outside the lock).
+    pub fn text(&self, rel: &str) -> Option<String> {
+        let rope = self
+            .open
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(rel)
+            .cloned()?;
+        Some(rope.to_string())
+    }
+
+    /// Paths of the open buffers.
+    pub fn open_paths(&self) -> Vec<String> {
+        self.open
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .keys()
+            .cloned()
+            .collect()
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, HashMap<String, Rope>> {
+        self.open.write().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The char index of an engine position, clamped to the rope.
+fn char_index(rope: &Rope, position: Position) -> usize {
+    let line = (position.line as usize).min(rope.len_lines().saturating_sub(1));
+    let line_start_byte = rope.line_to_byte(line);
+    let line_len = rope.line(line).len_bytes();
+    let byte = line_start_byte + (position.col as usize).min(line_len);
+    rope.byte_to_char(byte)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edits_apply_to_open_buffers_only() {
+        let docs = Documents::default();
+        docs.open("a.py", "def f():\n    return 1\n");
+        let p = |line, col| Position { line, col };
+        assert!(docs.edit("a.py", p(1, 11)..p(1, 12), "42"));
+        assert_eq!(
+            docs.text("a.py").as_deref(),
+            Some("def f():\n    return 42\n")
+        );
+        assert!(docs.edit("a.py", p(9, 0)..p(9, 0), "# end\n"));
+        assert_eq!(
+            docs.text("a.py").as_deref(),
+            Some("def f():\n    return 42\n# end\n")
+        );
+        assert!(!docs.edit("b.py", p(0, 0)..p(0, 0), "x"));
+        docs.close("a.py");
+        assert_eq!(docs.text("a.py"), None);
+    }
+}
