@@ -7,6 +7,8 @@ CrossCodeEval script (1,000 files, 1,000 chunks), as that script does.
 
 usage:
   cceval_reference.py query   < requests.jsonl   one JSON request per line -> one JSON answer per line
+  cceval_reference.py query --reuse-tokens        the same, but a file's chunks are tokenized once per
+                                                   process (BM25 is still rebuilt per query); for tests
   cceval_reference.py tokens  < texts.jsonl      one JSON string per line -> its token list per line
 
 A request: {"root": DIR, "file": REL, "language": "python|java|typescript|csharp",
@@ -82,11 +84,24 @@ def query_text(prompt):
     return "\n".join(lines[-WINDOW:])
 
 
-def retrieve(req):
+REUSE = {}
+
+
+def chunks_of(path, reuse):
+    if not reuse:
+        return file_chunks(read_text(path))
+    if path not in REUSE:
+        REUSE[path] = file_chunks(read_text(path))
+    return REUSE[path]
+
+
+def retrieve(req, reuse=False):
     root, current = req["root"], req["file"]
     ids, texts, corpus, per_file = [], [], [], {}
     for f in candidate_files(root, current, req["language"]):
-        chunks = file_chunks(read_text(os.path.join(root, f)))
+        if len(corpus) >= MAX_CHUNKS:
+            break  # later files cannot contribute; stopping here changes no result
+        chunks = chunks_of(os.path.join(root, f), reuse)
         per_file[f] = [c for c, _ in chunks]
         for no, (c, toks) in enumerate(chunks):
             if len(corpus) < MAX_CHUNKS:
@@ -99,7 +114,7 @@ def retrieve(req):
     hits = []
     if req.get("mode", "ranked") == "ranked":
         for i in order[: req["top_k"]]:
-            hits.append({"path": ids[i][0], "chunk_no": ids[i][1], "score": float(scores[i]), "text": texts[i]})
+            hits.append({"path": ids[i][0], "chunk_no": ids[i][1], "score": float(scores[i]), "score_repr": repr(float(scores[i])), "text": texts[i]})
         return hits
     seen = set()
     for i in order[:5]:
@@ -123,7 +138,7 @@ def main():
             print(json.dumps(tokenize(req)), flush=True)
         else:
             t = time.perf_counter()
-            hits = retrieve(req)
+            hits = retrieve(req, reuse="--reuse-tokens" in sys.argv)
             print(json.dumps({"hits": hits, "seconds": time.perf_counter() - t}), flush=True)
 
 

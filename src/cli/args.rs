@@ -23,6 +23,40 @@ pub enum Command {
     Index(IndexArgs),
     /// Rank cross-file chunks for a cursor.
     Retrieve(RetrieveArgs),
+    /// Benchmarks.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Index and retrieval performance on a workspace, and bm25-cceval against the Python reference.
+    Perf(PerfArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PerfArgs {
+    /// The workspace root (the largest corpus workspace, django, for the README figures).
+    pub root: PathBuf,
+    /// Cursors per retriever.
+    #[arg(long, default_value_t = 1000)]
+    pub cursors: usize,
+    /// Cursors for the Python reference comparison (0 skips it).
+    #[arg(long, default_value_t = 100)]
+    pub reference_cursors: usize,
+    /// Retrievers to time, comma-separated.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "bm25,bm25-cceval,bm25-cceval-rg1,jaccard,oracle,mmr:bm25,hybrid:bm25+jaccard"
+    )]
+    pub retrievers: Vec<String>,
+    /// The Python that has nltk 3.8.1 and rank-bm25.
+    #[arg(long, default_value = "python3")]
+    pub python: String,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Settings any command that indexes accepts; they win over `crossfile.toml`.

@@ -5,6 +5,7 @@
 
 mod args;
 mod index_cmd;
+mod perf;
 mod progress;
 mod retrieve_cmd;
 
@@ -22,6 +23,7 @@ pub fn run() -> ExitCode {
     let result = match &cli.command {
         Command::Index(args) => index_cmd::run(args),
         Command::Retrieve(args) => retrieve_cmd::run(args),
+        Command::Bench(args::BenchCommand::Perf(args)) => perf::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -82,9 +82,18 @@ impl Settings {
 
     /// Like [`Settings::load`], with command-line options on top.
     pub fn load_with(root: &Path, flags: Options) -> Result<Settings, ConfigError> {
+        Settings::load_layers(user_config_path().as_deref(), root, flags)
+    }
+
+    /// Settings from an explicit user config file (if any), the workspace's file and flags.
+    pub fn load_layers(
+        user_config: Option<&Path>,
+        root: &Path,
+        flags: Options,
+    ) -> Result<Settings, ConfigError> {
         let mut merged = Options::default();
-        if let Some(path) = user_config_path() {
-            if let Some(options) = Options::read_file(&path)? {
+        if let Some(path) = user_config {
+            if let Some(options) = Options::read_file(path)? {
                 merged = merged.overlay(options);
             }
         }

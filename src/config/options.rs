@@ -33,6 +33,8 @@ pub struct IndexOptions {
     pub sliding_lines: Option<u32>,
     pub sliding_stride: Option<u32>,
     pub syntax_max_lines: Option<u32>,
+    /// How long to wait for another process that holds the index's write lock.
+    pub lock_wait_ms: Option<u64>,
 }
 
 /// `[retrieve]`: which retriever and its parameters.
@@ -213,6 +215,7 @@ impl Options {
                 sliding_lines: b.sliding_lines.or(a.sliding_lines),
                 sliding_stride: b.sliding_stride.or(a.sliding_stride),
                 syntax_max_lines: b.syntax_max_lines.or(a.syntax_max_lines),
+                lock_wait_ms: b.lock_wait_ms.or(a.lock_wait_ms),
             }),
             retrieve: merge(self.retrieve, over.retrieve, |a, b| RetrieveOptions {
                 retriever: b.retriever.or(a.retriever),

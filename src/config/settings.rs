@@ -30,6 +30,9 @@ pub struct IndexSettings {
     pub bm25_chunker: ChunkerKind,
     pub chunker: ChunkerSettings,
     pub workspace: WorkspaceSettings,
+    /// How long a write waits for another process's lock before reporting it (default 10 s).
+    /// Not part of the index key.
+    pub lock_wait_ms: u64,
 }
 
 /// `[retrieve]`.
@@ -79,6 +82,7 @@ impl Settings {
                     .unwrap_or(ChunkerKind::Sliding),
                 chunker,
                 workspace: workspace.clone(),
+                lock_wait_ms: i.lock_wait_ms.unwrap_or(10_000),
             },
             workspace,
             retrieve: RetrieveSettings {

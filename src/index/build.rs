@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -297,7 +297,11 @@ impl Index {
         }
         let mut writer = match guard.take() {
             Some(writer) => writer,
-            None => self.store.writer(&self.dir, if bulk { 2 } else { 1 })?,
+            None => self.store.writer(
+                &self.dir,
+                if bulk { 2 } else { 1 },
+                Duration::from_millis(self.settings.lock_wait_ms),
+            )?,
         };
         for path in removed
             .iter()

@@ -42,8 +42,6 @@ pub struct Fields {
 
 const KIND_FILE: &str = "file";
 const KIND_CHUNK: &str = "chunk";
-/// How long a writer waits for another process's lock before giving up.
-const LOCK_PATIENCE: Duration = Duration::from_secs(10);
 
 pub fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
@@ -108,8 +106,13 @@ impl Store {
         })
     }
 
-    /// A writer, waiting up to ten seconds for another process that holds the lock.
-    pub fn writer(&self, dir: &Path, threads: usize) -> Result<IndexWriter, IndexError> {
+    /// A writer, waiting up to `patience` for another process that holds the lock.
+    pub fn writer(
+        &self,
+        dir: &Path,
+        threads: usize,
+        patience: Duration,
+    ) -> Result<IndexWriter, IndexError> {
         let started = Instant::now();
         let per_thread = 32 << 20;
         loop {
@@ -119,7 +122,7 @@ impl Store {
             {
                 Ok(writer) => return Ok(writer),
                 Err(TantivyError::LockFailure(LockError::LockBusy, _))
-                    if started.elapsed() < LOCK_PATIENCE =>
+                    if started.elapsed() < patience =>
                 {
                     std::thread::sleep(Duration::from_millis(100));
                 }

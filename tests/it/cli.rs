@@ -1,0 +1,126 @@
+//! The command-line contract: `index` and `retrieve --json` on a real workspace.
+
+use crate::support::{Workspace, corpus_workspace, crossfile, stderr, stdout};
+
+#[test]
+fn retrieve_json_gives_one_based_hits_for_every_retriever_on_click() {
+    let ws = corpus_workspace("click");
+    let cache = tempfile::tempdir().expect("tempdir");
+    let root = ws.to_str().expect("utf-8 path");
+    let out = crossfile(&["index", root, "--json"], cache.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("index --json");
+    assert_eq!(summary["files"], 46, "click has 46 Python files");
+    assert!(summary["chunks"].as_u64().unwrap_or(0) > 1000);
+
+    for spec in [
+        "none",
+        "bm25",
+        "bm25-cceval",
+        "bm25-cceval-rg1",
+        "jaccard",
+        "oracle",
+        "mmr:bm25:0.5",
+        "hybrid:bm25+jaccard",
+    ] {
+        let out = crossfile(
+            &[
+                "retrieve",
+                root,
+                "--at",
+                "src/click/core.py:1275:19",
+                "--retriever",
+                spec,
+                "--top-k",
+                "5",
+                "--json",
+            ],
+            cache.path(),
+        );
+        assert!(out.status.success(), "{spec}: {}", stderr(&out));
+        let doc: serde_json::Value =
+            serde_json::from_str(&stdout(&out)).expect("one JSON document");
+        let hits = doc["hits"].as_array().expect("a hits array");
+        assert_eq!(hits.is_empty(), spec == "none", "{spec}: {hits:?}");
+        assert!(hits.len() <= 5);
+        for h in hits {
+            let (path, start, end) = (
+                h["path"].as_str().expect("path"),
+                h["start_line"].as_u64().expect("start"),
+                h["end_line"].as_u64().expect("end"),
+            );
+            assert!(
+                !path.contains('\\') && !path.starts_with('/'),
+                "{spec}: {path}"
+            );
+            assert!(1 <= start && start <= end, "{spec}: {start}-{end}");
+            assert!(h["score"].is_number() && h["text"].is_string());
+            assert!(
+                !(path == "src/click/core.py" && start <= 1275 && 1275 <= end),
+                "{spec}: a hit overlaps the cursor"
+            );
+        }
+        assert_eq!(doc["upper_bound"], spec == "oracle", "{spec}");
+    }
+}
+
+#[test]
+fn the_oracle_sees_the_rest_of_the_line_or_the_given_reference() {
+    let ws = Workspace::new(
+        r#"
+//- pkg/app.py
+import pkg.geometry
+
+def area(shape):
+    return pkg.geometry.compute_polygon_area(shape.points)
+//- pkg/geometry.py
+def compute_polygon_area(points):
+    return shoelace(points)
+//- pkg/other.py
+def unrelated():
+    return 42
+"#,
+    );
+    let root = ws.root().to_str().expect("utf-8");
+    let cache = ws.cache.path();
+    let top = |extra: &[&str]| {
+        let mut args = vec![
+            "retrieve",
+            root,
+            "--at",
+            "pkg/app.py:4:12",
+            "--retriever",
+            "oracle",
+            "--top-k",
+            "1",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let out = crossfile(&args, cache);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+        doc["hits"][0]["path"].as_str().unwrap_or("").to_string()
+    };
+    assert_eq!(top(&[]), "pkg/geometry.py");
+    assert_eq!(top(&["--reference", "unrelated()"]), "pkg/other.py");
+}
+
+#[test]
+fn text_output_lists_path_lines_and_score() {
+    let ws = Workspace::new(
+        "//- a.py\nimport b\nb.helper_function(\n//- b.py\ndef helper_function():\n    return 1\n",
+    );
+    let out = crossfile(
+        &[
+            "retrieve",
+            ws.root().to_str().expect("utf-8"),
+            "--at",
+            "a.py:2:3",
+        ],
+        ws.cache.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("1. b.py:1-"), "{text}");
+    assert!(text.contains("    def helper_function():"), "{text}");
+}

@@ -1,0 +1,106 @@
+//! Configuration: layers, flags winning, and errors that name the file and the dotted key.
+
+use crossfile::chunk::ChunkerKind;
+use crossfile::config::{Options, Settings, Source};
+use crossfile::retrieve::RetrieverSpec;
+
+use crate::support::{Workspace, crossfile, stderr};
+
+#[test]
+fn the_workspace_file_overrides_defaults_and_flags_override_the_file() {
+    let ws = Workspace::new(
+        "//- crossfile.toml\n[retrieve]\nretriever = \"jaccard\"\ntop_k = 3\n[index]\nbm25_chunker = \"syntax\"\n",
+    );
+    let settings = Settings::load_layers(None, ws.root(), Options::default()).expect("valid");
+    assert_eq!(settings.retrieve.retriever, RetrieverSpec::Jaccard);
+    assert_eq!(settings.retrieve.top_k, 3);
+    assert_eq!(settings.index.bm25_chunker, ChunkerKind::Syntax);
+    assert_eq!(
+        settings.retrieve.query_lines, 10,
+        "untouched keys keep their default"
+    );
+    let flags = Options::parse_toml("[retrieve]\ntop_k = 7\n", Source::CommandLine).expect("flags");
+    let settings = Settings::load_layers(None, ws.root(), flags).expect("valid");
+    assert_eq!(
+        (settings.retrieve.top_k, settings.retrieve.retriever),
+        (7, RetrieverSpec::Jaccard)
+    );
+}
+
+#[test]
+fn every_bad_key_is_named_with_its_file() {
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "[index]\nfixed_lines = 10\nwindow = 3\n",
+            &["index.window", "unknown key"],
+        ),
+        ("[retreive]\ntop_k = 3\n", &["retreive", "unknown key"]),
+        (
+            "[retrieve]\ntop_k = \"five\"\n",
+            &["retrieve.top_k", "invalid type"],
+        ),
+        (
+            "[retrieve]\ntop_k = 0\nretriever = \"bm42\"\n",
+            &["retrieve.top_k", "retrieve.retriever", "bm25-cceval"],
+        ),
+        (
+            "[index]\nbm25_chunker = \"lines\"\n",
+            &["index.bm25_chunker", "fixed, sliding, syntax"],
+        ),
+        ("[index\n", &["crossfile.toml:1", "not valid TOML"]),
+    ];
+    for (text, needles) in cases {
+        let ws = Workspace::new(&format!("//- crossfile.toml\n{text}"));
+        let err = Settings::load_layers(None, ws.root(), Options::default())
+            .expect_err("invalid config")
+            .to_string();
+        assert!(err.contains("crossfile.toml"), "{err}");
+        for needle in *needles {
+            assert!(
+                err.contains(needle),
+                "{text:?}: {err} should mention {needle}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_bad_config_stops_the_command_with_the_key() {
+    let ws =
+        Workspace::new("//- crossfile.toml\n[workspace]\nmax_file_bytes = 0\n//- a.py\nx = 1\n");
+    let out = crossfile(
+        &["index", ws.root().to_str().expect("utf-8")],
+        ws.cache.path(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("workspace.max_file_bytes"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn the_user_file_is_a_layer_under_the_workspace_file() {
+    let ws = Workspace::new("//- crossfile.toml\n[retrieve]\ntop_k = 4\n");
+    let user = ws.cache.path().join("user.toml");
+    std::fs::write(
+        &user,
+        "[retrieve]\ntop_k = 9\nretriever = \"bm25-cceval\"\n",
+    )
+    .expect("write");
+    let settings =
+        Settings::load_layers(Some(&user), ws.root(), Options::default()).expect("valid");
+    assert_eq!(
+        (settings.retrieve.top_k, settings.retrieve.retriever),
+        (4, RetrieverSpec::Bm25Cceval)
+    );
+    std::fs::write(&user, "[retrieve]\nnope = 1\n").expect("write");
+    let err = Settings::load_layers(Some(&user), ws.root(), Options::default())
+        .expect_err("bad user file")
+        .to_string();
+    assert!(
+        err.contains("user.toml") && err.contains("retrieve.nope"),
+        "{err}"
+    );
+}
