@@ -54,6 +54,7 @@ impl Default for ChunkerSettings {
 /// A chunk: a 0-based, half-open range of the file's lines (lines split on `\n`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Chunk {
+    /// The lines, 0-based and half-open.
     pub lines: Range<u32>,
 }
 

@@ -23,7 +23,10 @@ pub enum Language {
 /// What a definition is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SymbolKind {
+    /// A function outside any class body (nested functions included), or an arrow function
+    /// or function expression bound to a `const`/`let` name.
     Function,
+    /// A function (or constructor) defined directly in a class body.
     Method,
     /// Classes, and their kin: interfaces, structs, enums, records.
     Class,
@@ -32,7 +35,9 @@ pub enum SymbolKind {
 /// A definition found by the language's definitions query.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Symbol {
+    /// The name as written (`__init__`, `Store`, `double` for `const double = () => …`).
     pub name: String,
+    /// Function, method or class.
     pub kind: SymbolKind,
     /// 0-based, half-open line range of the whole definition.
     pub lines: Range<u32>,
@@ -52,7 +57,10 @@ pub struct Import {
 /// The definitions and imports of one file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Outline {
+    /// Definitions at any depth, in document order (by start line).
     pub symbols: Vec<Symbol>,
+    /// Import statements anywhere in the file, in document order; a Python `import a, b`
+    /// gives one per module.
     pub imports: Vec<Import>,
 }
 
