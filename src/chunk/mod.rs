@@ -7,6 +7,15 @@ use std::ops::Range;
 
 use crate::lang::Outline;
 
+mod fixed;
+mod lines;
+mod sliding;
+mod syntax;
+#[cfg(test)]
+mod tests;
+
+use lines::Lines;
+
 /// Which chunker made a chunk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ChunkerKind {
@@ -18,7 +27,7 @@ pub enum ChunkerKind {
     Syntax,
 }
 
-/// Chunker parameters; part of the index key.
+/// Chunker parameters; part of the index key. A zero count behaves as 1.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ChunkerSettings {
     /// Lines per fixed window (CrossCodeEval: 10).
@@ -45,29 +54,44 @@ impl Default for ChunkerSettings {
 /// A chunk: a 0-based, half-open range of the file's lines (lines split on `\n`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Chunk {
+    /// The lines, 0-based and half-open.
     pub lines: Range<u32>,
 }
 
 impl Chunk {
     /// The chunk's text. Fixed windows join their non-blank lines with `\n` (blank lines are not
     /// part of a fixed window); the other kinds are the lines as they stand, joined with `\n`.
-    /// Neither ends with a newline.
+    /// Neither ends with a newline. Lines past the end of `file_text` are ignored.
+    ///
+    /// This scans `file_text` once; for many chunks of one file use [`chunk_texts`].
     pub fn text(&self, kind: ChunkerKind, file_text: &str) -> String {
-        let _ = (kind, file_text);
-        todo!("chunk: text")
+        Lines::new(file_text).text(kind, self)
     }
 }
 
+/// The texts of `chunks` (each as [`Chunk::text`] gives it), splitting `file_text` only once.
+pub fn chunk_texts(kind: ChunkerKind, file_text: &str, chunks: &[Chunk]) -> Vec<String> {
+    let lines = Lines::new(file_text);
+    chunks.iter().map(|chunk| lines.text(kind, chunk)).collect()
+}
+
 /// Cuts `text` into chunks of the given kind. `outline` is needed by [`ChunkerKind::Syntax`]
-/// only; without it (an unparsable file) syntax chunking falls back to fixed windows of all lines.
+/// only; without it (an unparsable file) syntax chunking falls back to windows of `fixed_lines`
+/// over all lines. Chunks come sorted by start line; no chunk is made of blank lines only.
 pub fn chunk(
     kind: ChunkerKind,
     settings: &ChunkerSettings,
     text: &str,
     outline: Option<&Outline>,
 ) -> Vec<Chunk> {
-    let _ = (kind, settings, text, outline);
-    todo!("chunk: chunkers")
+    let blank: Vec<bool> = text.split('\n').map(is_blank).collect();
+    match kind {
+        ChunkerKind::Fixed => fixed::chunks(&blank, settings.fixed_lines),
+        ChunkerKind::Sliding => {
+            sliding::chunks(&blank, settings.sliding_lines, settings.sliding_stride)
+        }
+        ChunkerKind::Syntax => syntax::chunks(&blank, settings, outline),
+    }
 }
 
 /// Whether a line counts as blank: Python's `not line.strip()` (Unicode whitespace only).

@@ -1,7 +1,14 @@
 //! Per-language knowledge: tree-sitter grammar, comment syntax, keywords, definitions and imports.
 
+use std::cell::RefCell;
 use std::ops::Range;
 use std::path::Path;
+
+mod csharp;
+mod java;
+mod python;
+mod typescript;
+mod walk;
 
 /// A language crossfile understands. TSX is TypeScript with JSX; it has its own grammar.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -16,7 +23,10 @@ pub enum Language {
 /// What a definition is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SymbolKind {
+    /// A function outside any class body (nested functions included), or an arrow function
+    /// or function expression bound to a `const`/`let` name.
     Function,
+    /// A function (or constructor) defined directly in a class body.
     Method,
     /// Classes, and their kin: interfaces, structs, enums, records.
     Class,
@@ -25,7 +35,9 @@ pub enum SymbolKind {
 /// A definition found by the language's definitions query.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Symbol {
+    /// The name as written (`__init__`, `Store`, `double` for `const double = () => …`).
     pub name: String,
+    /// Function, method or class.
     pub kind: SymbolKind,
     /// 0-based, half-open line range of the whole definition.
     pub lines: Range<u32>,
@@ -45,7 +57,10 @@ pub struct Import {
 /// The definitions and imports of one file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Outline {
+    /// Definitions at any depth, in document order (by start line).
     pub symbols: Vec<Symbol>,
+    /// Import statements anywhere in the file, in document order; a Python `import a, b`
+    /// gives one per module.
     pub imports: Vec<Import>,
 }
 
@@ -91,24 +106,110 @@ impl Language {
     }
 
     /// Keywords excluded from identifiers, as CrossCodeEval's metric defines them.
+    /// The list is sorted (byte order); TSX shares TypeScript's.
     pub fn keywords(self) -> &'static [&'static str] {
-        todo!("lang: keyword lists")
+        match self {
+            Language::Python => python::KEYWORDS,
+            Language::Java => java::KEYWORDS,
+            Language::TypeScript | Language::Tsx => typescript::KEYWORDS,
+            Language::CSharp => csharp::KEYWORDS,
+        }
+    }
+
+    /// Whether `word` is one of [`Language::keywords`].
+    pub fn is_keyword(self, word: &str) -> bool {
+        self.keywords().binary_search(&word).is_ok()
     }
 
     /// The tree-sitter grammar.
     pub fn grammar(self) -> tree_sitter::Language {
-        todo!("lang: grammars")
+        match self {
+            Language::Python => tree_sitter_python::LANGUAGE.into(),
+            Language::Java => tree_sitter_java::LANGUAGE.into(),
+            Language::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            Language::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+            Language::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
     }
 }
 
 /// Parses `text`; `None` only if tree-sitter gives up (it is error tolerant, so that is rare).
+///
+/// Each thread keeps one parser per language, so parsing many files costs no parser setup.
 pub fn parse(language: Language, text: &str) -> Option<tree_sitter::Tree> {
-    let _ = (language, text);
-    todo!("lang: parse")
+    thread_local! {
+        static PARSERS: RefCell<[Option<tree_sitter::Parser>; Language::ALL.len()]> =
+            const { RefCell::new([None, None, None, None, None]) };
+    }
+    PARSERS.with(|parsers| {
+        // A re-entrant call (impossible today) gets a parser of its own instead of a panic.
+        let Ok(mut parsers) = parsers.try_borrow_mut() else {
+            return new_parser(language)?.parse(text, None);
+        };
+        let slot = &mut parsers[language.index()];
+        if slot.is_none() {
+            *slot = new_parser(language);
+        }
+        slot.as_mut()?.parse(text, None)
+    })
+}
+
+fn new_parser(language: Language) -> Option<tree_sitter::Parser> {
+    let mut parser = tree_sitter::Parser::new();
+    parser.set_language(&language.grammar()).ok()?;
+    Some(parser)
 }
 
 /// Definitions (functions, methods, classes) and imports of a parsed file.
+///
+/// Symbols and imports come in document order (by start). Methods are functions defined
+/// directly in a class body; nested functions are functions. `text` must be the parsed text.
 pub fn outline(language: Language, text: &str, tree: &tree_sitter::Tree) -> Outline {
-    let _ = (language, text, tree);
-    todo!("lang: outline")
+    match language {
+        Language::Python => walk::walk(tree, &mut python::Visitor::new(text, tree)),
+        Language::Java => walk::walk(tree, &mut java::Visitor::new(text, tree)),
+        Language::TypeScript | Language::Tsx => {
+            walk::walk(tree, &mut typescript::Visitor::new(text, tree))
+        }
+        Language::CSharp => walk::walk(tree, &mut csharp::Visitor::new(text, tree)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::Language;
+
+    /// The keyword lists equal, as sets, the ones CrossCodeEval's metric excludes.
+    #[test]
+    fn keywords_match_cceval() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/bench/conformance/cceval-keywords.json"
+        );
+        let json = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let json: serde_json::Value =
+            serde_json::from_str(&json).unwrap_or_else(|e| panic!("{path}: {e}"));
+        for language in Language::ALL {
+            let expected: BTreeSet<&str> = json[language.name()]
+                .as_array()
+                .unwrap_or_else(|| panic!("{path}: no list for {}", language.name()))
+                .iter()
+                .filter_map(|word| word.as_str())
+                .collect();
+            let ours: BTreeSet<&str> = language.keywords().iter().copied().collect();
+            assert_eq!(ours, expected, "{language:?}");
+            assert!(
+                language.keywords().is_sorted(),
+                "{language:?} keywords are not sorted"
+            );
+            assert!(language.is_keyword(language.keywords()[0]));
+            assert!(!language.is_keyword("True"));
+        }
+    }
 }
