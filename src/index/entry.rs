@@ -85,8 +85,9 @@ impl FileEntry {
 
         let mut local = LocalTerms::default();
         let mut cceval = Vec::new();
-        for (i, c) in fixed.iter().enumerate() {
-            let tokens = terms::cceval_tokens(&c.text(ChunkerKind::Fixed, &text))
+        let fixed_texts = chunk::chunk_texts(ChunkerKind::Fixed, &text, &fixed);
+        for (i, chunk_text) in fixed_texts.iter().enumerate() {
+            let tokens = terms::cceval_tokens(chunk_text)
                 .into_iter()
                 .map(|t| local.id(t))
                 .collect::<Vec<_>>();
@@ -98,10 +99,10 @@ impl FileEntry {
                 });
             }
         }
-        let sliding_words = sliding
+        let sliding_words = chunk::chunk_texts(ChunkerKind::Sliding, &text, &sliding)
             .iter()
-            .map(|c| {
-                let mut ids: Vec<u32> = terms::words(&c.text(ChunkerKind::Sliding, &text))
+            .map(|chunk_text| {
+                let mut ids: Vec<u32> = terms::words(chunk_text)
                     .map(|w| local.id(w))
                     .collect();
                 ids.sort_unstable();

@@ -21,7 +21,7 @@ use tantivy::{
 
 use super::IndexError;
 use super::record::FileRecord;
-use crate::chunk::ChunkerKind;
+use crate::chunk::{Chunk, ChunkerKind, chunk_texts};
 use crate::terms::CodeTokenizer;
 
 /// Version of the on-disk layout (schema, record encoding, chunk and term rules). Bump it when
@@ -156,8 +156,8 @@ impl Store {
             ChunkerKind::Sliding => &record.sliding,
             ChunkerKind::Syntax => &record.syntax,
         };
-        for (i, &(start, end)) in ranges.iter().enumerate() {
-            let text = crate::chunk::Chunk { lines: start..end }.text(bm25_chunker, &record.text);
+        let chunks: Vec<Chunk> = ranges.iter().map(|&(start, end)| Chunk { lines: start..end }).collect();
+        for (i, text) in chunk_texts(bm25_chunker, &record.text, &chunks).into_iter().enumerate() {
             let mut doc = TantivyDocument::default();
             doc.add_text(f.path, &record.path);
             doc.add_text(f.kind, KIND_CHUNK);
