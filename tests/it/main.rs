@@ -1,0 +1,4 @@
+//! Integration tests: one binary, one module per concern.
+
+mod nltk_tokens;
+mod support;

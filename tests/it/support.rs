@@ -1,0 +1,191 @@
+//! Shared test helpers: the corpus workspaces, CrossCodeEval's chunks, and the Python reference.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crossfile::chunk::is_blank;
+
+/// Where `../shared/corpus/fetch` puts the corpus: `$CROSSFILE_CORPUS`, else
+/// `${XDG_CACHE_HOME:-$HOME/.cache}/crossfile-corpus` (empty variables count as unset).
+pub fn corpus_dir() -> PathBuf {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    if let Some(dir) = var("CROSSFILE_CORPUS") {
+        return dir;
+    }
+    let cache = var("XDG_CACHE_HOME")
+        .or_else(|| var("HOME").map(|home| home.join(".cache")))
+        .expect("neither XDG_CACHE_HOME nor HOME is set: set CROSSFILE_CORPUS");
+    cache.join("crossfile-corpus")
+}
+
+/// The fetched corpus workspace `name`; panics, saying how to fetch it, if it is missing.
+pub fn corpus_workspace(name: &str) -> PathBuf {
+    let dir = corpus_dir().join(name);
+    assert!(
+        dir.is_dir(),
+        "corpus workspace {name:?} is missing at {}: run `../shared/corpus/fetch` \
+         (or set CROSSFILE_CORPUS to where it was fetched)",
+        dir.display()
+    );
+    dir
+}
+
+/// The corpus workspaces, with their language's file extensions.
+pub const WORKSPACES: &[(&str, &[&str])] = &[
+    ("click", &["py"]),
+    ("rich", &["py"]),
+    ("pytest", &["py"]),
+    ("django", &["py"]),
+    ("cordova-android", &["java"]),
+    ("jpype", &["java"]),
+    ("react-native-svg", &["java"]),
+    ("mobx", &["ts", "tsx"]),
+    ("redux-toolkit", &["ts", "tsx"]),
+    ("rxjs", &["ts", "tsx"]),
+    ("effect", &["ts", "tsx"]),
+    ("pythonnet", &["cs"]),
+    ("unitask", &["cs"]),
+];
+
+/// The source extensions of all four languages.
+pub const ALL_EXTS: &[&str] = &["py", "java", "ts", "tsx", "cs"];
+
+/// Files under `root` whose name ends in `.<ext>` for one of `exts`, sorted. Hidden files and
+/// directories (names starting with `.`) and symbolic links are skipped.
+pub fn source_files(root: &Path, exts: &[&str]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let entries =
+            std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("read_dir {}: {e}", dir.display()));
+        for entry in entries {
+            let entry = entry.unwrap_or_else(|e| panic!("read_dir {}: {e}", dir.display()));
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with('.') {
+                continue;
+            }
+            let kind = entry
+                .file_type()
+                .unwrap_or_else(|e| panic!("{}: {e}", entry.path().display()));
+            if kind.is_dir() {
+                stack.push(entry.path());
+            } else if kind.is_file() && exts.iter().any(|ext| name.ends_with(&format!(".{ext}"))) {
+                out.push(entry.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A file's text as Python's `open(path, encoding="utf-8").read()` gives it: CRLF and lone CR
+/// become LF and a BOM stays. A file that is not UTF-8 is decoded with U+FFFD replacement and no
+/// newline conversion (CrossCodeEval's fallback).
+pub fn read_text(path: &Path) -> String {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    match String::from_utf8(bytes) {
+        Ok(text) => text.replace("\r\n", "\n").replace('\r', "\n"),
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
+}
+
+/// CrossCodeEval's chunks of a file's text: its non-blank lines, 10 at a time, joined by `\n`.
+pub fn cceval_chunks(text: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.split('\n').filter(|line| !is_blank(line)).collect();
+    lines.chunks(10).map(|window| window.join("\n")).collect()
+}
+
+/// Every CrossCodeEval chunk of workspace `name`, in file order.
+pub fn workspace_chunks(name: &str, exts: &[&str]) -> Vec<String> {
+    source_files(&corpus_workspace(name), exts)
+        .iter()
+        .flat_map(|file| cceval_chunks(&read_text(file)))
+        .collect()
+}
+
+const PIP_HINT: &str = "pip install nltk==3.8.1 rank-bm25";
+
+/// Fails the test, saying what to install, unless `python3` has NLTK 3.8.1 and rank-bm25.
+pub fn require_python_reference() {
+    let check = "import nltk, rank_bm25; assert nltk.__version__ == '3.8.1', nltk.__version__";
+    match Command::new("python3").args(["-c", check]).output() {
+        Ok(out) if out.status.success() => {}
+        Ok(out) => panic!(
+            "python3 lacks the reference libraries ({}); run `{PIP_HINT}`",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ),
+        Err(e) => panic!("cannot run python3 ({e}); install Python 3 and run `{PIP_HINT}`"),
+    }
+}
+
+/// Runs `python3 <args>` over `inputs` (one JSON document per line, without newlines) and
+/// returns its stdout lines, one per input, in order. The inputs are split into `workers`
+/// contiguous parts, each fed to its own process.
+pub fn python_lines(args: &[&str], inputs: &[String], workers: usize) -> Vec<String> {
+    require_python_reference();
+    let per_worker = inputs.len().div_ceil(workers.max(1)).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = inputs
+            .chunks(per_worker)
+            .map(|part| scope.spawn(move || run_python(args, part)))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("python worker thread panicked"))
+            .collect()
+    })
+}
+
+fn run_python(args: &[&str], inputs: &[String]) -> Vec<String> {
+    let mut child = Command::new("python3")
+        .args(args)
+        .env("PYTHONIOENCODING", "utf-8")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run python3 ({e}); run `{PIP_HINT}`"));
+    let stdin = child.stdin.take().expect("piped stdin");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let lines = std::thread::scope(|scope| {
+        scope.spawn(move || {
+            // Dropping the writer at the end closes the pipe, so python3 sees the end of input.
+            let mut w = std::io::BufWriter::new(stdin);
+            for input in inputs {
+                assert!(
+                    !input.contains('\n'),
+                    "a Python input line contains a newline"
+                );
+                w.write_all(input.as_bytes())
+                    .and_then(|()| w.write_all(b"\n"))
+                    .expect("write to python3");
+            }
+            w.flush().expect("write to python3");
+        });
+        BufReader::new(stdout)
+            .lines()
+            .map(|line| line.expect("read from python3"))
+            .collect::<Vec<_>>()
+    });
+    let status = child.wait().expect("wait for python3");
+    assert!(status.success(), "python3 {args:?} failed: {status}");
+    assert_eq!(
+        lines.len(),
+        inputs.len(),
+        "python3 {args:?} answered {} of {} lines",
+        lines.len(),
+        inputs.len()
+    );
+    lines
+}
+
+/// The path of the repository's reference script.
+pub fn reference_script() -> String {
+    format!("{}/scripts/cceval_reference.py", env!("CARGO_MANIFEST_DIR"))
+}
