@@ -5,7 +5,9 @@ use std::time::Instant;
 
 use crossfile::terms::cceval_tokens;
 
-use crate::support::{ALL_EXTS, WORKSPACES, python_lines, reference_script, workspace_chunks};
+use crate::support::{
+    ALL_EXTS, SplitMix64, WORKSPACES, python_lines, reference_script, workspace_chunks,
+};
 
 /// Strings aimed at each NLTK rule, and at the fast path's trigger test.
 const ADVERSARIAL: &[&str] = &[
@@ -219,21 +221,4 @@ fn assert_matches_nltk(label: &str, texts: &[String], workers: usize) {
         "{label}: {differ} of {} texts tokenize differently from NLTK 3.8.1",
         texts.len()
     );
-}
-
-/// A small seeded generator (SplitMix64), so the random strings are the same on every run.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
 }
