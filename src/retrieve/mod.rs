@@ -1,3 +1,4 @@
 //! Retrievers.
+pub mod okapi;
 #[derive(Debug, thiserror::Error)]
 pub enum RetrieveError {}

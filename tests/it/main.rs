@@ -1,4 +1,5 @@
 //! Integration tests: one binary, one module per concern.
 
 mod nltk_tokens;
+mod okapi;
 mod support;
