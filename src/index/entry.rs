@@ -102,9 +102,7 @@ impl FileEntry {
         let sliding_words = chunk::chunk_texts(ChunkerKind::Sliding, &text, &sliding)
             .iter()
             .map(|chunk_text| {
-                let mut ids: Vec<u32> = terms::words(chunk_text)
-                    .map(|w| local.id(w))
-                    .collect();
+                let mut ids: Vec<u32> = terms::words(chunk_text).map(|w| local.id(w)).collect();
                 ids.sort_unstable();
                 ids.dedup();
                 ids

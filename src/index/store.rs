@@ -156,8 +156,14 @@ impl Store {
             ChunkerKind::Sliding => &record.sliding,
             ChunkerKind::Syntax => &record.syntax,
         };
-        let chunks: Vec<Chunk> = ranges.iter().map(|&(start, end)| Chunk { lines: start..end }).collect();
-        for (i, text) in chunk_texts(bm25_chunker, &record.text, &chunks).into_iter().enumerate() {
+        let chunks: Vec<Chunk> = ranges
+            .iter()
+            .map(|&(start, end)| Chunk { lines: start..end })
+            .collect();
+        for (i, text) in chunk_texts(bm25_chunker, &record.text, &chunks)
+            .into_iter()
+            .enumerate()
+        {
             let mut doc = TantivyDocument::default();
             doc.add_text(f.path, &record.path);
             doc.add_text(f.kind, KIND_CHUNK);

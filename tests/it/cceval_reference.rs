@@ -10,22 +10,9 @@ use crossfile::index::{Index, Progress};
 use crossfile::lang::Language;
 use crossfile::retrieve::{Query, rank_cceval};
 
-use crate::support::corpus_workspace;
+use crate::support::{SplitMix64, corpus_workspace};
 
 const PER_LANGUAGE: usize = 50;
-
-/// A deterministic sequence (64-bit LCG, Knuth's constants).
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self, bound: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) as usize) % bound.max(1)
-    }
-}
 
 struct Cursor {
     root: std::path::PathBuf,
@@ -47,12 +34,12 @@ fn cursors(workspace: &str, language: Language, index: &Index, seed: u64) -> Vec
         "{workspace}: too few {} files",
         language.name()
     );
-    let mut rng = Lcg(seed);
+    let mut rng = SplitMix64(seed);
     let mut out = Vec::new();
     while out.len() < PER_LANGUAGE {
-        let file = files[rng.next(files.len())];
+        let file = files[rng.below(files.len())];
         let lines: Vec<&str> = file.text.split('\n').collect();
-        let line = rng.next(lines.len());
+        let line = rng.below(lines.len());
         let chars = lines[line].chars().count();
         let col: usize = lines[line]
             .chars()

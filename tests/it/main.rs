@@ -1,4 +1,5 @@
-//! Integration tests: one binary (STYLE.md). Real workspaces, real indexes on disk, the real binary.
+//! Integration tests: one binary (STYLE.md), one module per concern. Real workspaces, real
+//! indexes on disk, the real binary, the real Python reference.
 
 mod bad_input;
 mod cceval_records;
@@ -6,5 +7,7 @@ mod cceval_reference;
 mod cli;
 mod config;
 mod index_lifecycle;
+mod nltk_tokens;
+mod okapi;
 mod support;
 mod tidy;

@@ -1,37 +1,225 @@
-//! Shared test support: fixtures on disk, real corpus workspaces, the DEV repositories, and the
-//! `crossfile` binary.
+//! Shared test support: fixtures on disk, the corpus workspaces, the DEV repositories,
+//! CrossCodeEval's chunks, the Python reference, the `crossfile` binary and a seeded generator.
 
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
+use crossfile::chunk::is_blank;
 use crossfile::config::{IndexSettings, Settings};
 
-/// `${CROSSFILE_CORPUS:-${XDG_CACHE_HOME:-$HOME/.cache}/crossfile-corpus}`, as `shared/corpus/fetch`.
+/// Where `../shared/corpus/fetch` puts the corpus: `$CROSSFILE_CORPUS`, else
+/// `${XDG_CACHE_HOME:-$HOME/.cache}/crossfile-corpus` (empty variables count as unset).
 pub fn corpus_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("CROSSFILE_CORPUS") {
-        return PathBuf::from(dir);
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    if let Some(dir) = var("CROSSFILE_CORPUS") {
+        return dir;
     }
-    cache_home().join("crossfile-corpus")
+    let cache = var("XDG_CACHE_HOME")
+        .or_else(|| var("HOME").map(|home| home.join(".cache")))
+        .expect("neither XDG_CACHE_HOME nor HOME is set: set CROSSFILE_CORPUS");
+    cache.join("crossfile-corpus")
 }
 
-/// A fetched corpus workspace; panics with the command to run if it is missing.
+/// The fetched corpus workspace `name`; panics, saying how to fetch it, if it is missing.
 pub fn corpus_workspace(name: &str) -> PathBuf {
     let dir = corpus_dir().join(name);
     assert!(
-        corpus_dir().join(".complete").join(name).exists(),
-        "corpus workspace {name} is missing at {}: run ../shared/corpus/fetch {name}",
+        dir.is_dir(),
+        "corpus workspace {name:?} is missing at {}: run `../shared/corpus/fetch` \
+         (or set CROSSFILE_CORPUS to where it was fetched)",
         dir.display()
     );
     dir
+}
+
+/// The corpus workspaces, with their language's file extensions.
+pub const WORKSPACES: &[(&str, &[&str])] = &[
+    ("click", &["py"]),
+    ("rich", &["py"]),
+    ("pytest", &["py"]),
+    ("django", &["py"]),
+    ("cordova-android", &["java"]),
+    ("jpype", &["java"]),
+    ("react-native-svg", &["java"]),
+    ("mobx", &["ts", "tsx"]),
+    ("redux-toolkit", &["ts", "tsx"]),
+    ("rxjs", &["ts", "tsx"]),
+    ("effect", &["ts", "tsx"]),
+    ("pythonnet", &["cs"]),
+    ("unitask", &["cs"]),
+];
+
+/// The source extensions of all four languages.
+pub const ALL_EXTS: &[&str] = &["py", "java", "ts", "tsx", "cs"];
+
+/// Files under `root` whose name ends in `.<ext>` for one of `exts`, sorted. Hidden files and
+/// directories (names starting with `.`) and symbolic links are skipped.
+pub fn source_files(root: &Path, exts: &[&str]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let entries =
+            std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("read_dir {}: {e}", dir.display()));
+        for entry in entries {
+            let entry = entry.unwrap_or_else(|e| panic!("read_dir {}: {e}", dir.display()));
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with('.') {
+                continue;
+            }
+            let kind = entry
+                .file_type()
+                .unwrap_or_else(|e| panic!("{}: {e}", entry.path().display()));
+            if kind.is_dir() {
+                stack.push(entry.path());
+            } else if kind.is_file() && exts.iter().any(|ext| name.ends_with(&format!(".{ext}"))) {
+                out.push(entry.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A file's text as Python's `open(path, encoding="utf-8").read()` gives it: CRLF and lone CR
+/// become LF and a BOM stays. A file that is not UTF-8 is decoded with U+FFFD replacement and no
+/// newline conversion (CrossCodeEval's fallback).
+pub fn read_text(path: &Path) -> String {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    match String::from_utf8(bytes) {
+        Ok(text) => text.replace("\r\n", "\n").replace('\r', "\n"),
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
+}
+
+/// CrossCodeEval's chunks of a file's text: its non-blank lines, 10 at a time, joined by `\n`.
+pub fn cceval_chunks(text: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.split('\n').filter(|line| !is_blank(line)).collect();
+    lines.chunks(10).map(|window| window.join("\n")).collect()
+}
+
+/// Every CrossCodeEval chunk of workspace `name`, in file order.
+pub fn workspace_chunks(name: &str, exts: &[&str]) -> Vec<String> {
+    source_files(&corpus_workspace(name), exts)
+        .iter()
+        .flat_map(|file| cceval_chunks(&read_text(file)))
+        .collect()
+}
+
+const PIP_HINT: &str = "pip install nltk==3.8.1 rank-bm25";
+
+/// Fails the test, saying what to install, unless `python3` has NLTK 3.8.1 and rank-bm25.
+pub fn require_python_reference() {
+    let check = "import nltk, rank_bm25; assert nltk.__version__ == '3.8.1', nltk.__version__";
+    match Command::new("python3").args(["-c", check]).output() {
+        Ok(out) if out.status.success() => {}
+        Ok(out) => panic!(
+            "python3 lacks the reference libraries ({}); run `{PIP_HINT}`",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ),
+        Err(e) => panic!("cannot run python3 ({e}); install Python 3 and run `{PIP_HINT}`"),
+    }
+}
+
+/// Runs `python3 <args>` over `inputs` (one JSON document per line, without newlines) and
+/// returns its stdout lines, one per input, in order. The inputs are split into `workers`
+/// contiguous parts, each fed to its own process.
+pub fn python_lines(args: &[&str], inputs: &[String], workers: usize) -> Vec<String> {
+    require_python_reference();
+    let per_worker = inputs.len().div_ceil(workers.max(1)).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = inputs
+            .chunks(per_worker)
+            .map(|part| scope.spawn(move || run_python(args, part)))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("python worker thread panicked"))
+            .collect()
+    })
+}
+
+fn run_python(args: &[&str], inputs: &[String]) -> Vec<String> {
+    let mut child = Command::new("python3")
+        .args(args)
+        .env("PYTHONIOENCODING", "utf-8")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run python3 ({e}); run `{PIP_HINT}`"));
+    let stdin = child.stdin.take().expect("piped stdin");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let lines = std::thread::scope(|scope| {
+        scope.spawn(move || {
+            // Dropping the writer at the end closes the pipe, so python3 sees the end of input.
+            let mut w = std::io::BufWriter::new(stdin);
+            for input in inputs {
+                assert!(
+                    !input.contains('\n'),
+                    "a Python input line contains a newline"
+                );
+                w.write_all(input.as_bytes())
+                    .and_then(|()| w.write_all(b"\n"))
+                    .expect("write to python3");
+            }
+            w.flush().expect("write to python3");
+        });
+        BufReader::new(stdout)
+            .lines()
+            .map(|line| line.expect("read from python3"))
+            .collect::<Vec<_>>()
+    });
+    let status = child.wait().expect("wait for python3");
+    assert!(status.success(), "python3 {args:?} failed: {status}");
+    assert_eq!(
+        lines.len(),
+        inputs.len(),
+        "python3 {args:?} answered {} of {} lines",
+        lines.len(),
+        inputs.len()
+    );
+    lines
+}
+
+/// The path of the repository's reference script.
+pub fn reference_script() -> String {
+    format!("{}/scripts/cceval_reference.py", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A small seeded generator (SplitMix64), so random test data is the same on every run.
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (`n` > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
 }
 
 /// The DEV benchmark repositories (`shared/bench/unpack-repos`).
 pub fn bench_repos() -> PathBuf {
     let dir = match std::env::var_os("CROSSFILE_BENCH_REPOS") {
         Some(dir) => PathBuf::from(dir),
-        None => cache_home().join("crossfile-bench-repos"),
+        None => corpus_dir()
+            .parent()
+            .map(|p| p.join("crossfile-bench-repos"))
+            .unwrap_or_default(),
     };
     assert!(
         dir.is_dir(),
@@ -46,14 +234,6 @@ pub fn shared_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("..")
         .join("shared")
-}
-
-fn cache_home() -> PathBuf {
-    std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache")
-        })
 }
 
 /// A workspace written from a fixture: `//- path` lines start files. Also holds a private cache
