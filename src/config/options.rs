@@ -85,7 +85,12 @@ impl Options {
     {
         let mut problems = Vec::new();
         let mut unknown = Vec::new();
-        let mut record = |path: serde_ignored::Path<'_>| unknown.push(path.to_string());
+        // serde_ignored writes `?` for an `Option` level; a dotted key has none.
+        let mut record = |path: serde_ignored::Path<'_>| {
+            let text = path.to_string();
+            let key: Vec<&str> = text.split('.').filter(|p| *p != "?").collect();
+            unknown.push(key.join("."));
+        };
         let ignoring = serde_ignored::Deserializer::new(value, &mut record);
         let parsed: Result<Options, _> = serde_path_to_error::deserialize(ignoring);
         for key in unknown {

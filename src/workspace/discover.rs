@@ -51,7 +51,8 @@ pub struct Discovery {
 }
 
 /// Walks `root`: respects `.gitignore` (in or out of a git repository), `.ignore` and hidden
-/// files; follows symlinks that stay inside the root; keeps files of a known language up to
+/// files; keeps symlinked files that stay inside the root but never enters a symlinked
+/// directory (no loops, no files seen twice); keeps files of a known language up to
 /// `max_file_bytes`. Binary files are recognised when read (`read_source`). Files are sorted
 /// by relative path.
 pub fn discover(root: &Path, settings: &WorkspaceSettings) -> Result<Discovery, WorkspaceError> {
@@ -64,7 +65,7 @@ pub fn discover(root: &Path, settings: &WorkspaceSettings) -> Result<Discovery, 
     }
     let mut discovery = Discovery::default();
     let walk = WalkBuilder::new(&root)
-        .follow_links(true)
+        .follow_links(false)
         .require_git(false)
         .hidden(true)
         .parents(false)
@@ -85,21 +86,18 @@ pub fn discover(root: &Path, settings: &WorkspaceSettings) -> Result<Discovery, 
         let Some(language) = Language::from_path(path) else {
             continue;
         };
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
+        if entry.path_is_symlink() {
+            if let Err(reason) = symlink_target_ok(path, &root) {
+                discovery.skipped.push(Skipped {
+                    path: path.into(),
+                    reason,
+                });
+                continue;
+            }
+        } else if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
-        if entry.path_is_symlink()
-            && !path
-                .canonicalize()
-                .is_ok_and(|target| target.starts_with(&root))
-        {
-            discovery.skipped.push(Skipped {
-                path: path.into(),
-                reason: SkipReason::LeavesRoot,
-            });
-            continue;
-        }
-        let metadata = match entry.metadata() {
+        let metadata = match std::fs::metadata(path) {
             Ok(m) => m,
             Err(error) => {
                 discovery.skipped.push(Skipped {
@@ -132,6 +130,23 @@ pub fn discover(root: &Path, settings: &WorkspaceSettings) -> Result<Discovery, 
     }
     discovery.files.sort_by(|a, b| a.rel.cmp(&b.rel));
     Ok(discovery)
+}
+
+/// A symlink named like a source file is kept only if it points to a file inside the root.
+/// (Symlinked directories are never entered, so a symlink loop cannot happen.)
+fn symlink_target_ok(path: &Path, root: &Path) -> Result<(), SkipReason> {
+    let target = path
+        .canonicalize()
+        .map_err(|e| SkipReason::Unreadable(format!("dangling symlink: {e}")))?;
+    if !target.starts_with(root) {
+        return Err(SkipReason::LeavesRoot);
+    }
+    if !target.is_file() {
+        return Err(SkipReason::Unreadable(
+            "a symlink to something that is not a file".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// A file's modification time in nanoseconds since the epoch (0 if unknown).

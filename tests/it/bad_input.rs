@@ -50,7 +50,7 @@ fn broken_files_are_skipped_and_the_rest_is_indexed() {
             "retrieve",
             root.to_str().expect("utf-8"),
             "--at",
-            "main.py:2:9",
+            "main.py:2:27",
             "--json",
         ],
         ws.cache.path(),

@@ -79,6 +79,18 @@ def compute_polygon_area(points):
 //- pkg/other.py
 def unrelated():
     return 42
+//- pkg/filler_a.py
+import json
+data = json.loads(payload)
+//- pkg/filler_b.py
+for item in items:
+    print(item)
+//- pkg/filler_c.py
+class Config:
+    debug = False
+//- pkg/filler_d.py
+while running:
+    step()
 "#,
     );
     let root = ws.root().to_str().expect("utf-8");
@@ -115,7 +127,7 @@ fn text_output_lists_path_lines_and_score() {
             "retrieve",
             ws.root().to_str().expect("utf-8"),
             "--at",
-            "a.py:2:3",
+            "a.py:2:19",
         ],
         ws.cache.path(),
     );

@@ -126,7 +126,7 @@ fn a_sync_picks_up_changes_made_while_no_index_was_open() {
     drop(open(&ws, &settings));
     ws.write(
         "app/util.py",
-        "def title_case(text):\n    return text.title()\n",
+        "def capitalize_words(text):\n    return text.upper()\n",
     );
     ws.write("app/extra.py", "def extra_helper():\n    pass\n");
     std::fs::remove_file(ws.root().join("app/main.py")).expect("rm");
@@ -141,7 +141,7 @@ fn a_sync_picks_up_changes_made_while_no_index_was_open() {
         ),
         (1, 1, 1, 1)
     );
-    assert_eq!(hit_paths(&index, "title_case"), ["app/util.py"]);
+    assert_eq!(hit_paths(&index, "capitalize_words"), ["app/util.py"]);
     assert!(hit_paths(&index, "slugify_title").is_empty());
 }
 
