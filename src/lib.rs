@@ -5,19 +5,20 @@
 //! result. The command line (`src/main.rs`, `src/cli/`) and the language server call the same
 //! entry points shown here.
 //!
-//! ```ignore
+//! ```no_run
+//! use crossfile::Position;
 //! use crossfile::config::Settings;
-//! use crossfile::index::Index;
+//! use crossfile::index::{Index, Progress};
 //! use crossfile::retrieve::{self, Query};
 //!
 //! # fn main() -> crossfile::Result<()> {
 //! let root = std::path::Path::new("path/to/workspace");
 //! let settings = Settings::load(root)?;
-//! let index = Index::open_or_build(root, &settings.index, &crossfile::index::Progress::none())?;
-//! let snapshot = index.snapshot();
-//! let query = Query::at_cursor(&snapshot, "src/app.py", crossfile::Position { line: 41, col: 8 })?;
+//! let (index, _report) = Index::open_or_build(root, &settings.index, &Progress::none())?;
+//! let text = std::fs::read_to_string(root.join("src/app.py")).unwrap_or_default();
+//! let query = Query::new("src/app.py", &text, Position { line: 41, col: 8 })?;
 //! let retriever = retrieve::build(&"bm25".parse()?, &settings.retrieve)?;
-//! for hit in retriever.retrieve(&snapshot, &query, 5)? {
+//! for hit in retriever.retrieve(&index.snapshot(), &query, 5)? {
 //!     println!("{}:{}-{} {:.3}", hit.path, hit.lines.start + 1, hit.lines.end, hit.score);
 //! }
 //! # Ok(())
@@ -40,7 +41,7 @@ pub use error::{Error, Result};
 /// A place in a document: 0-based line and byte column within that line.
 ///
 /// The command line speaks 1-based lines and character columns; it converts at its edge
-/// (`workspace::Document::position_from_chars`).
+/// ([`workspace::position_from_chars`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Position {
     /// 0-based line number.

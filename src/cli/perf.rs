@@ -160,7 +160,7 @@ fn main_language(snapshot: &crossfile::index::Snapshot) -> Option<Language> {
             )
         })
         .collect();
-    counts.sort_by(|a, b| b.0.cmp(&a.0));
+    counts.sort_by_key(|c| std::cmp::Reverse(c.0));
     counts.first().filter(|(n, _)| *n > 0).map(|&(_, l)| l)
 }
 

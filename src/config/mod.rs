@@ -92,10 +92,10 @@ impl Settings {
         flags: Options,
     ) -> Result<Settings, ConfigError> {
         let mut merged = Options::default();
-        if let Some(path) = user_config {
-            if let Some(options) = Options::read_file(path)? {
-                merged = merged.overlay(options);
-            }
+        if let Some(path) = user_config
+            && let Some(options) = Options::read_file(path)?
+        {
+            merged = merged.overlay(options);
         }
         if let Some(options) = Options::read_file(&root.join(WORKSPACE_FILE))? {
             merged = merged.overlay(options);

@@ -147,61 +147,56 @@ impl Options {
                 message,
             })
         };
-        if let Some(w) = &self.workspace {
-            if w.max_file_bytes == Some(0) {
-                bad("workspace.max_file_bytes", "must be at least 1".into());
+        let lines = |key: &str, value: Option<u32>, bad: &mut dyn FnMut(&str, String)| {
+            if let Some(v) = value
+                && !(1..=10_000).contains(&v)
+            {
+                bad(key, format!("{v} is out of range 1..=10000"));
             }
+        };
+        if let Some(w) = &self.workspace
+            && w.max_file_bytes == Some(0)
+        {
+            bad("workspace.max_file_bytes", "must be at least 1".into());
         }
         if let Some(i) = &self.index {
-            if let Some(name) = &i.bm25_chunker {
-                if parse_chunker(name).is_none() {
-                    bad(
-                        "index.bm25_chunker",
-                        format!("`{name}` is not one of fixed, sliding, syntax"),
-                    );
-                }
+            if let Some(name) = &i.bm25_chunker
+                && parse_chunker(name).is_none()
+            {
+                bad(
+                    "index.bm25_chunker",
+                    format!("`{name}` is not one of fixed, sliding, syntax"),
+                );
             }
-            for (key, value) in [
-                ("index.fixed_lines", i.fixed_lines),
-                ("index.sliding_lines", i.sliding_lines),
-                ("index.sliding_stride", i.sliding_stride),
-                ("index.syntax_max_lines", i.syntax_max_lines),
-            ] {
-                if let Some(v) = value {
-                    if !(1..=10_000).contains(&v) {
-                        bad(key, format!("{v} is out of range 1..=10000"));
-                    }
-                }
-            }
+            lines("index.fixed_lines", i.fixed_lines, &mut bad);
+            lines("index.sliding_lines", i.sliding_lines, &mut bad);
+            lines("index.sliding_stride", i.sliding_stride, &mut bad);
+            lines("index.syntax_max_lines", i.syntax_max_lines, &mut bad);
         }
         if let Some(r) = &self.retrieve {
-            if let Some(spec) = &r.retriever {
-                if let Err(e) = spec.parse::<RetrieverSpec>() {
-                    bad("retrieve.retriever", e.to_string());
-                }
+            if let Some(spec) = &r.retriever
+                && let Err(e) = spec.parse::<RetrieverSpec>()
+            {
+                bad("retrieve.retriever", e.to_string());
             }
-            if let Some(k) = r.top_k {
-                if !(1..=1000).contains(&k) {
-                    bad("retrieve.top_k", format!("{k} is out of range 1..=1000"));
-                }
+            if let Some(k) = r.top_k
+                && !(1..=1000).contains(&k)
+            {
+                bad("retrieve.top_k", format!("{k} is out of range 1..=1000"));
             }
-            for (key, value) in [
-                ("retrieve.query_lines", r.query_lines),
-                ("retrieve.jaccard_query_lines", r.jaccard_query_lines),
-            ] {
-                if let Some(v) = value {
-                    if !(1..=10_000).contains(&v) {
-                        bad(key, format!("{v} is out of range 1..=10000"));
-                    }
-                }
-            }
-            if let Some(k) = r.rrf_k {
-                if !(k.is_finite() && k >= 0.0) {
-                    bad(
-                        "retrieve.rrf_k",
-                        format!("{k} must be a finite number >= 0"),
-                    );
-                }
+            lines("retrieve.query_lines", r.query_lines, &mut bad);
+            lines(
+                "retrieve.jaccard_query_lines",
+                r.jaccard_query_lines,
+                &mut bad,
+            );
+            if let Some(k) = r.rrf_k
+                && !(k.is_finite() && k >= 0.0)
+            {
+                bad(
+                    "retrieve.rrf_k",
+                    format!("{k} must be a finite number >= 0"),
+                );
             }
         }
         problems

@@ -177,10 +177,10 @@ impl Index {
                 Candidate::Unchanged => report.unchanged += 1,
                 Candidate::Changed(input) => inputs.push(input),
                 Candidate::Skip(skipped) => {
-                    if let Some(rel) = workspace::relative_path(&self.root, &skipped.path) {
-                        if snapshot.file(&rel).is_some() {
-                            removed.push(rel);
-                        }
+                    if let Some(rel) = workspace::relative_path(&self.root, &skipped.path)
+                        && snapshot.file(&rel).is_some()
+                    {
+                        removed.push(rel);
                     }
                     report.skipped.push(skipped);
                 }
@@ -290,6 +290,7 @@ impl Index {
         removed: Vec<String>,
         progress: &Progress,
     ) -> Result<(), IndexError> {
+        let started = Instant::now();
         let mut guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
         let bulk = inputs.len() > BULK;
         if bulk {
@@ -325,12 +326,13 @@ impl Index {
                         .map_err(|e| IndexError::tantivy(&self.dir, e))?;
                 }
                 let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                if n % 32 == 0 {
+                if n.is_multiple_of(32) {
                     progress.report(ProgressEvent::Advance { done: n });
                 }
                 Ok(record)
             })
             .collect();
+        let analysed = Instant::now();
         let added = match added {
             Ok(added) => added,
             Err(e) => {
@@ -345,6 +347,7 @@ impl Index {
             .reader
             .reload()
             .map_err(|e| IndexError::tantivy(&self.dir, e))?;
+        let committed = Instant::now();
         progress.report(ProgressEvent::Advance {
             done: done.into_inner(),
         });
@@ -354,6 +357,7 @@ impl Index {
         }
         drop(guard);
 
+        let added_count = added.len();
         let old = self.snapshot();
         let mut files = old.files_map().clone();
         for path in &removed {
@@ -368,6 +372,14 @@ impl Index {
         }
         let snapshot = Snapshot::new(self.root.clone(), files, &self.store, &self.settings);
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(snapshot);
+        tracing::debug!(
+            files = added_count,
+            removed = removed.len(),
+            analyse_ms = (analysed - started).as_secs_f64() * 1e3,
+            commit_ms = (committed - analysed).as_secs_f64() * 1e3,
+            publish_ms = committed.elapsed().as_secs_f64() * 1e3,
+            "index updated"
+        );
         Ok(())
     }
 }

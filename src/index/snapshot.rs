@@ -1,13 +1,13 @@
 //! A consistent, immutable view of an index: file entries plus a tantivy searcher.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use tantivy::Searcher;
 
 use super::entry::FileEntry;
-use super::store::{Fields, Store};
+use super::store::{Fields, Store, file_key};
 use crate::chunk::{ChunkerKind, ChunkerSettings};
 use crate::config::IndexSettings;
 use crate::lang::Symbol;
@@ -16,6 +16,7 @@ use crate::lang::Symbol;
 pub struct Snapshot {
     root: PathBuf,
     files: BTreeMap<String, Arc<FileEntry>>,
+    by_key: HashMap<u64, Arc<FileEntry>>,
     searcher: Searcher,
     fields: Fields,
     bm25_chunker: ChunkerKind,
@@ -36,8 +37,13 @@ impl Snapshot {
         store: &Store,
         settings: &IndexSettings,
     ) -> Snapshot {
+        let by_key = files
+            .values()
+            .map(|f| (file_key(&f.path), f.clone()))
+            .collect();
         Snapshot {
             root,
+            by_key,
             files,
             searcher: store.reader.searcher(),
             fields: store.fields,
@@ -54,6 +60,11 @@ impl Snapshot {
     /// A file by workspace-relative path.
     pub fn file(&self, path: &str) -> Option<&Arc<FileEntry>> {
         self.files.get(path)
+    }
+
+    /// A file by the key its tantivy chunk documents carry.
+    pub(crate) fn file_by_key(&self, key: u64) -> Option<&Arc<FileEntry>> {
+        self.by_key.get(&key)
     }
 
     /// Every file, in path order.

@@ -12,7 +12,7 @@ use tantivy::collector::DocSetCollector;
 use tantivy::directory::error::LockError;
 use tantivy::query::TermQuery;
 use tantivy::schema::{
-    Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
+    FAST, Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
 };
 use tantivy::{
     Index as TantivyIndex, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, TantivyError,
@@ -26,7 +26,7 @@ use crate::terms::CodeTokenizer;
 
 /// Version of the on-disk layout (schema, record encoding, chunk and term rules). Bump it when
 /// any of them changes: an index of another version is rebuilt.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 
 /// Field handles.
 #[derive(Clone, Copy, Debug)]
@@ -35,6 +35,8 @@ pub struct Fields {
     pub kind: Field,
     /// The language family of a chunk's file (`Language::name`).
     pub lang: Field,
+    /// [`file_key`] of a chunk's path (a fast field: hits need no stored-document reads).
+    pub file_key: Field,
     pub chunk: Field,
     pub body: Field,
     pub record: Field,
@@ -51,14 +53,23 @@ pub fn schema() -> (Schema, Fields) {
             .set_index_option(IndexRecordOption::WithFreqs),
     );
     let fields = Fields {
-        path: b.add_text_field("path", STRING | STORED),
+        path: b.add_text_field("path", STRING),
         kind: b.add_text_field("kind", STRING),
         lang: b.add_text_field("lang", STRING),
-        chunk: b.add_u64_field("chunk", STORED),
+        file_key: b.add_u64_field("file_key", FAST),
+        chunk: b.add_u64_field("chunk", FAST),
         body: b.add_text_field("body", body_options),
         record: b.add_bytes_field("record", STORED),
     };
     (b.build(), fields)
+}
+
+/// A 64-bit key of a workspace-relative path (blake3, truncated).
+pub fn file_key(path: &str) -> u64 {
+    let hash = blake3::hash(path.as_bytes());
+    let mut bytes = [0u8; 8];
+    bytes.copy_from_slice(&hash.as_bytes()[..8]);
+    u64::from_le_bytes(bytes)
 }
 
 /// An open tantivy index with its reader.
@@ -156,6 +167,7 @@ impl Store {
             ChunkerKind::Sliding => &record.sliding,
             ChunkerKind::Syntax => &record.syntax,
         };
+        let key = file_key(&record.path);
         let chunks: Vec<Chunk> = ranges
             .iter()
             .map(|&(start, end)| Chunk { lines: start..end })
@@ -168,6 +180,7 @@ impl Store {
             doc.add_text(f.path, &record.path);
             doc.add_text(f.kind, KIND_CHUNK);
             doc.add_text(f.lang, language);
+            doc.add_u64(f.file_key, key);
             doc.add_u64(f.chunk, i as u64);
             doc.add_text(f.body, &text);
             docs.push(doc);

@@ -1,12 +1,11 @@
 //! `bm25`: tantivy's BM25 over code terms of the index's `bm25` chunks.
 
-use tantivy::TantivyDocument;
 use tantivy::Term;
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query as TantivyQuery, TermQuery};
-use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::schema::IndexRecordOption;
 
-use super::{Hit, Query, RetrieveError, Retriever, sort_hits};
+use super::{Hit, Query, RetrieveError, Retriever};
 use crate::index::Snapshot;
 use crate::terms::code_terms;
 
@@ -60,41 +59,56 @@ impl Retriever for Bm25 {
         loop {
             let top = searcher
                 .search(&tantivy_query, &TopDocs::with_limit(limit).order_by_score())
-                .map_err(|e| RetrieveError::Search(e.to_string()))?;
+                .map_err(search_error)?;
             let exhausted = top.len() < limit;
-            let mut hits = Vec::with_capacity(top.len());
+            // (score, file, chunk) from fast fields; texts only for the hits that are kept.
+            let mut found = Vec::with_capacity(top.len());
             for (score, address) in top {
-                let doc: TantivyDocument = searcher
-                    .doc(address)
-                    .map_err(|e| RetrieveError::Search(e.to_string()))?;
-                let path = doc.get_first(fields.path).and_then(|v| v.as_str());
-                let chunk = doc.get_first(fields.chunk).and_then(|v| v.as_u64());
-                let (Some(path), Some(chunk)) = (path, chunk) else {
+                let fast = searcher.segment_reader(address.segment_ord).fast_fields();
+                let key = fast
+                    .u64("file_key")
+                    .map_err(search_error)?
+                    .first(address.doc_id);
+                let chunk = fast
+                    .u64("chunk")
+                    .map_err(search_error)?
+                    .first(address.doc_id);
+                let (Some(key), Some(chunk)) = (key, chunk) else {
                     continue;
                 };
-                let Some(file) = snapshot.file(path) else {
+                let Some(file) = snapshot.file_by_key(key) else {
                     continue;
                 };
                 let Some(c) = file.chunks(kind).get(chunk as usize) else {
                     continue;
                 };
-                if query.overlaps_own_region(path, &c.lines) {
-                    continue;
+                if !query.overlaps_own_region(&file.path, &c.lines) {
+                    found.push((f64::from(score), file, c));
                 }
-                hits.push(Hit {
-                    path: path.to_string(),
-                    lines: c.lines.clone(),
-                    score: f64::from(score),
-                    text: c.text(kind, &file.text),
-                    chunker: Some(kind),
-                });
             }
-            if hits.len() >= top_k || exhausted {
-                sort_hits(&mut hits);
-                hits.truncate(top_k);
-                return Ok(hits);
+            if found.len() >= top_k || exhausted {
+                found.sort_by(|a, b| {
+                    b.0.total_cmp(&a.0)
+                        .then_with(|| a.1.path.cmp(&b.1.path))
+                        .then_with(|| a.2.lines.start.cmp(&b.2.lines.start))
+                });
+                found.truncate(top_k);
+                return Ok(found
+                    .into_iter()
+                    .map(|(score, file, c)| Hit {
+                        path: file.path.clone(),
+                        lines: c.lines.clone(),
+                        score,
+                        text: c.text(kind, &file.text),
+                        chunker: Some(kind),
+                    })
+                    .collect());
             }
             limit *= 4;
         }
     }
+}
+
+fn search_error(e: tantivy::TantivyError) -> RetrieveError {
+    RetrieveError::Search(e.to_string())
 }

@@ -1,6 +1,8 @@
 //! `hybrid:<a>+<b>[+…]`: reciprocal rank fusion (Cormack et al.) of two or more retrievers.
 
 use std::collections::HashMap;
+
+use rayon::prelude::*;
 use std::ops::Range;
 
 use super::{Hit, Query, RetrieveError, Retriever, sort_hits};
@@ -21,13 +23,15 @@ impl Retriever for Hybrid {
         query: &Query,
         top_k: usize,
     ) -> Result<Vec<Hit>, RetrieveError> {
+        // The parts run in parallel; fusion runs in part order, so sums are deterministic.
+        let lists: Vec<Vec<Hit>> = self
+            .parts
+            .par_iter()
+            .map(|part| part.retrieve(snapshot, query, top_k.saturating_mul(4)))
+            .collect::<Result<_, _>>()?;
         let mut fused: HashMap<(String, Range<u32>), Hit> = HashMap::new();
-        for part in &self.parts {
-            for (rank, hit) in part
-                .retrieve(snapshot, query, top_k.saturating_mul(4))?
-                .into_iter()
-                .enumerate()
-            {
+        for list in lists {
+            for (rank, hit) in list.into_iter().enumerate() {
                 let contribution = 1.0 / (self.k + rank as f64 + 1.0);
                 fused
                     .entry((hit.path.clone(), hit.lines.clone()))

@@ -24,13 +24,12 @@ impl Retriever for Jaccard {
         distinct.dedup();
         let query_len = distinct.len();
         let vocab = Vocab::global();
-        let mut known: Vec<TermId> = distinct.iter().filter_map(|w| vocab.get(w)).collect();
-        known.sort_unstable();
+        let known = TermSet::new(distinct.iter().filter_map(|w| vocab.get(w)));
         if known.is_empty() || top_k == 0 {
             return Ok(Vec::new());
         }
-        // (score, file, chunk); files and chunks are visited in (path, line) order, so a stable
-        // sort on score alone breaks ties by path, then line.
+        // (score, file, chunk); files and chunks are visited in (path, line) order, so ties
+        // break by path, then line, through the indices.
         let mut scored: Vec<(f64, usize, usize)> = Vec::new();
         let files: Vec<_> = snapshot.files().collect();
         for (fi, file) in files.iter().enumerate() {
@@ -41,7 +40,10 @@ impl Retriever for Jaccard {
                 continue;
             }
             for (ci, window_words) in file.sliding_words.iter().enumerate() {
-                let shared = count_shared(&known, window_words);
+                let shared = window_words
+                    .iter()
+                    .filter(|&&id| known.contains(id))
+                    .count();
                 if shared == 0 {
                     continue;
                 }
@@ -55,7 +57,14 @@ impl Retriever for Jaccard {
                 scored.push((shared as f64 / union as f64, fi, ci));
             }
         }
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let order = |a: &(f64, usize, usize), b: &(f64, usize, usize)| {
+            b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2))
+        };
+        if scored.len() > top_k {
+            scored.select_nth_unstable_by(top_k - 1, order);
+            scored.truncate(top_k);
+        }
+        scored.sort_by(order);
         Ok(scored
             .into_iter()
             .take(top_k)
@@ -74,31 +83,56 @@ impl Retriever for Jaccard {
     }
 }
 
-/// Size of the intersection of two sorted, deduplicated lists.
-fn count_shared(a: &[TermId], b: &[TermId]) -> usize {
-    let (mut i, mut j, mut n) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                n += 1;
-                i += 1;
-                j += 1;
+/// A set of term ids as a bitset over the vocabulary: one load per membership test.
+struct TermSet {
+    bits: Vec<u64>,
+    len: usize,
+}
+
+impl TermSet {
+    fn new(ids: impl Iterator<Item = TermId>) -> TermSet {
+        let mut set = TermSet {
+            bits: Vec::new(),
+            len: 0,
+        };
+        for id in ids {
+            let (word, bit) = ((id / 64) as usize, id % 64);
+            if set.bits.len() <= word {
+                set.bits.resize(word + 1, 0);
+            }
+            if set.bits[word] & (1 << bit) == 0 {
+                set.bits[word] |= 1 << bit;
+                set.len += 1;
             }
         }
+        set
     }
-    n
+
+    fn contains(&self, id: TermId) -> bool {
+        self.bits
+            .get((id / 64) as usize)
+            .is_some_and(|w| w & (1 << (id % 64)) != 0)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::count_shared;
+    use super::TermSet;
 
     #[test]
-    fn shared_counts_the_intersection() {
-        assert_eq!(count_shared(&[], &[1, 2]), 0);
-        assert_eq!(count_shared(&[1, 3, 5, 7], &[2, 3, 4, 7, 9]), 2);
-        assert_eq!(count_shared(&[u32::MAX], &[u32::MAX]), 1);
+    fn term_sets_hold_exactly_their_ids() {
+        let set = TermSet::new([3, 64, 3, 1000, 100_000].into_iter());
+        assert_eq!(set.len, 4);
+        for id in [3, 64, 1000, 100_000] {
+            assert!(set.contains(id), "{id}");
+        }
+        for id in [0, 2, 4, 63, 65, 999, u32::MAX - 1] {
+            assert!(!set.contains(id), "{id}");
+        }
+        assert!(TermSet::new(std::iter::empty()).is_empty());
     }
 }

@@ -85,13 +85,13 @@ fn parse(spec: &str) -> Option<RetrieverSpec> {
     }
     if let Some(rest) = spec.strip_prefix("mmr:") {
         // `mmr:<spec>:<λ>` when the last `:` part is a number and the rest a spec.
-        if let Some((inner, lambda)) = rest.rsplit_once(':') {
-            if let (Ok(lambda), Some(inner)) = (lambda.parse::<f64>(), parse(inner)) {
-                return (0.0..=1.0).contains(&lambda).then(|| RetrieverSpec::Mmr {
-                    inner: Box::new(inner),
-                    lambda,
-                });
-            }
+        if let Some((inner, lambda)) = rest.rsplit_once(':')
+            && let (Ok(lambda), Some(inner)) = (lambda.parse::<f64>(), parse(inner))
+        {
+            return (0.0..=1.0).contains(&lambda).then(|| RetrieverSpec::Mmr {
+                inner: Box::new(inner),
+                lambda,
+            });
         }
         return Some(RetrieverSpec::Mmr {
             inner: Box::new(parse(rest)?),
