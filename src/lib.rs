@@ -26,6 +26,7 @@
 //! ```
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod bench;
 pub mod chunk;
 pub mod config;
 pub mod index;

@@ -14,6 +14,7 @@ use std::time::Instant;
 use anyhow::Context;
 use serde_json::json;
 
+use crossfile::bench::sample_cursors;
 use crossfile::config::Settings;
 use crossfile::index::{Index, Progress};
 use crossfile::lang::Language;
@@ -39,7 +40,7 @@ pub fn run(args: &PerfArgs) -> anyhow::Result<()> {
     ));
 
     let reindex_ms = reindex_times(&index, language, 20)?;
-    let cursors = sample_cursors(&index, language, args.cursors);
+    let cursors = sample_cursors(&index.snapshot(), language, args.cursors, 7);
     let mut latencies = Vec::new();
     for spec in &args.retrievers {
         let spec: RetrieverSpec = spec.parse()?;
@@ -162,60 +163,6 @@ fn main_language(snapshot: &crossfile::index::Snapshot) -> Option<Language> {
         .collect();
     counts.sort_by_key(|c| std::cmp::Reverse(c.0));
     counts.first().filter(|(n, _)| *n > 0).map(|&(_, l)| l)
-}
-
-/// A deterministic sequence (64-bit LCG, Knuth's constants).
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self, bound: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) as usize) % bound.max(1)
-    }
-}
-
-/// `n` cursors in the middle of random non-blank lines of files of `language`, seeded.
-fn sample_cursors(index: &Index, language: Language, n: usize) -> Vec<Query> {
-    let snapshot = index.snapshot();
-    let files: Vec<_> = snapshot
-        .files()
-        .filter(|f| {
-            f.language.name() == language.name()
-                && (language.name() != "typescript" || f.path.starts_with("src/"))
-        })
-        .collect();
-    let mut rng = Lcg(7);
-    let mut out = Vec::with_capacity(n);
-    let mut attempts = 0;
-    while out.len() < n && !files.is_empty() && attempts < n * 20 {
-        attempts += 1;
-        let file = files[rng.next(files.len())];
-        let lines: Vec<&str> = file.text.split('\n').collect();
-        let line = rng.next(lines.len());
-        if lines[line].trim().is_empty() {
-            continue;
-        }
-        let chars = lines[line].chars().count();
-        let col: usize = lines[line]
-            .chars()
-            .take(chars / 2)
-            .map(char::len_utf8)
-            .sum();
-        if let Ok(q) = Query::new(
-            &file.path,
-            &file.text,
-            crossfile::Position {
-                line: line as u32,
-                col: col as u32,
-            },
-        ) {
-            out.push(q);
-        }
-    }
-    out
 }
 
 /// Re-indexes `n` files as edited buffers (a comment appended), then restores them from disk.

@@ -151,7 +151,7 @@ impl Index {
             ..SyncReport::default()
         };
         let seen: HashSet<&str> = discovery.files.iter().map(|f| f.rel.as_str()).collect();
-        let mut removed: Vec<String> = snapshot
+        let removed: Vec<String> = snapshot
             .paths()
             .filter(|p| !seen.contains(p))
             .map(str::to_string)
@@ -167,36 +167,11 @@ impl Index {
             .collect();
         report.unchanged = discovery.files.len() - stale.len();
         let max_bytes = self.settings.workspace.max_file_bytes;
-        let candidates: Vec<Candidate> = stale
+        let candidates: Vec<(String, Candidate)> = stale
             .par_iter()
-            .map(|f| classify(f, &snapshot, max_bytes))
+            .map(|f| (f.rel.clone(), classify(f, &snapshot, max_bytes)))
             .collect();
-        let mut inputs = Vec::new();
-        for candidate in candidates {
-            match candidate {
-                Candidate::Unchanged => report.unchanged += 1,
-                Candidate::Changed(input) => inputs.push(input),
-                Candidate::Skip(skipped) => {
-                    if let Some(rel) = workspace::relative_path(&self.root, &skipped.path)
-                        && snapshot.file(&rel).is_some()
-                    {
-                        removed.push(rel);
-                    }
-                    report.skipped.push(skipped);
-                }
-            }
-        }
-        report.added = inputs
-            .iter()
-            .filter(|i| snapshot.file(&i.path).is_none())
-            .count();
-        report.updated = inputs.len() - report.added;
-        report.removed = removed.len();
-        if !inputs.is_empty() || !removed.is_empty() {
-            self.apply(inputs, removed, progress)?;
-        }
-        report.seconds = started.elapsed().as_secs_f64();
-        Ok(report)
+        self.apply_candidates(&snapshot, candidates, removed, report, progress, started)
     }
 
     /// Re-reads the given workspace-relative files from disk: changed, created, deleted (a path
@@ -205,8 +180,7 @@ impl Index {
     pub fn update_files(&self, paths: &[&str]) -> Result<SyncReport, IndexError> {
         let started = Instant::now();
         let snapshot = self.snapshot();
-        let mut report = SyncReport::default();
-        let mut inputs = Vec::new();
+        let mut candidates = Vec::new();
         let mut removed = Vec::new();
         for &rel in paths {
             let (abs, rel) = workspace::resolve_in_root(&self.root, Path::new(rel))?;
@@ -229,7 +203,35 @@ impl Index {
                 size: metadata.len(),
                 mtime_ns: workspace::mtime_ns(&metadata),
             };
-            match classify(&file, &snapshot, self.settings.workspace.max_file_bytes) {
+            candidates.push((
+                rel,
+                classify(&file, &snapshot, self.settings.workspace.max_file_bytes),
+            ));
+        }
+        self.apply_candidates(
+            &snapshot,
+            candidates,
+            removed,
+            SyncReport::default(),
+            &Progress::none(),
+            started,
+        )
+    }
+
+    /// Applies classified files: changed ones are indexed, skipped ones that were indexed are
+    /// removed, along with `removed`; fills in the report's counts.
+    fn apply_candidates(
+        &self,
+        snapshot: &Snapshot,
+        candidates: Vec<(String, Candidate)>,
+        mut removed: Vec<String>,
+        mut report: SyncReport,
+        progress: &Progress,
+        started: Instant,
+    ) -> Result<SyncReport, IndexError> {
+        let mut inputs = Vec::new();
+        for (rel, candidate) in candidates {
+            match candidate {
                 Candidate::Unchanged => report.unchanged += 1,
                 Candidate::Changed(input) => inputs.push(input),
                 Candidate::Skip(skipped) => {
@@ -247,7 +249,7 @@ impl Index {
         report.updated = inputs.len() - report.added;
         report.removed = removed.len();
         if !inputs.is_empty() || !removed.is_empty() {
-            self.apply(inputs, removed, &Progress::none())?;
+            self.apply(inputs, removed, progress)?;
         }
         report.seconds = started.elapsed().as_secs_f64();
         Ok(report)

@@ -10,55 +10,11 @@ use crossfile::index::{Index, Progress};
 use crossfile::lang::Language;
 use crossfile::retrieve::{Query, rank_cceval};
 
-use crate::support::{SplitMix64, corpus_workspace};
+use crossfile::bench::sample_cursors;
+
+use crate::support::corpus_workspace;
 
 const PER_LANGUAGE: usize = 50;
-
-struct Cursor {
-    root: std::path::PathBuf,
-    language: Language,
-    query: Query,
-}
-
-fn cursors(workspace: &str, language: Language, index: &Index, seed: u64) -> Vec<Cursor> {
-    let snapshot = index.snapshot();
-    let files: Vec<_> = snapshot
-        .files()
-        .filter(|f| {
-            f.language.name() == language.name()
-                && (language.name() != "typescript" || f.path.starts_with("src/"))
-        })
-        .collect();
-    assert!(
-        files.len() > 10,
-        "{workspace}: too few {} files",
-        language.name()
-    );
-    let mut rng = SplitMix64(seed);
-    let mut out = Vec::new();
-    while out.len() < PER_LANGUAGE {
-        let file = files[rng.below(files.len())];
-        let lines: Vec<&str> = file.text.split('\n').collect();
-        let line = rng.below(lines.len());
-        let chars = lines[line].chars().count();
-        let col: usize = lines[line]
-            .chars()
-            .take(chars / 2)
-            .map(char::len_utf8)
-            .sum();
-        let position = crossfile::Position {
-            line: line as u32,
-            col: col as u32,
-        };
-        let query = Query::new(&file.path, &file.text, position).expect("cursor inside");
-        out.push(Cursor {
-            root: index.root().to_path_buf(),
-            language,
-            query,
-        });
-    }
-    out
-}
 
 #[test]
 fn bm25_cceval_agrees_with_the_python_reference_on_200_queries() {
@@ -80,15 +36,21 @@ fn bm25_cceval_agrees_with_the_python_reference_on_200_queries() {
             Index::open_or_build(&corpus_workspace(name), &settings.index, &Progress::none())
                 .expect("index")
                 .0;
-        all.extend(cursors(name, language, &index, 42 + i as u64));
+        let queries = sample_cursors(&index.snapshot(), language, PER_LANGUAGE, 42 + i as u64);
+        assert_eq!(queries.len(), PER_LANGUAGE, "{name}");
+        all.extend(
+            queries
+                .into_iter()
+                .map(|query| (index.root().to_path_buf(), language, query)),
+        );
         indexes.push(index);
     }
     let requests: String = all
         .iter()
-        .map(|c| {
+        .map(|(root, language, query)| {
             serde_json::json!({
-                "root": c.root, "file": c.query.path, "language": c.language.name(),
-                "prompt": c.query.left, "top_k": 5, "mode": "ranked",
+                "root": root, "file": query.path, "language": language.name(),
+                "prompt": query.left, "top_k": 5, "mode": "ranked",
             })
             .to_string()
                 + "\n"
@@ -124,10 +86,10 @@ fn bm25_cceval_agrees_with_the_python_reference_on_200_queries() {
 
     let (mut agree, mut bit_equal, mut scores) = (0, 0, 0);
     let mut differences = Vec::new();
-    for (i, (cursor, answer)) in all.iter().zip(&answers).enumerate() {
+    for (i, ((_, language, query), answer)) in all.iter().zip(&answers).enumerate() {
         let snapshot = indexes[i / PER_LANGUAGE].snapshot();
-        let window = Query::last_nonblank_lines(&cursor.query.left, 10);
-        let ours: Vec<_> = rank_cceval(&snapshot, &cursor.query.path, cursor.language, &window)
+        let window = Query::last_nonblank_lines(&query.left, 10);
+        let ours: Vec<_> = rank_cceval(&snapshot, &query.path, *language, &window)
             .into_iter()
             .take(5)
             .collect();
@@ -159,9 +121,9 @@ fn bm25_cceval_agrees_with_the_python_reference_on_200_queries() {
                 .collect();
             differences.push(format!(
                 "{}:{}:{}\n    ours   {got:?}\n    python {want:?}",
-                cursor.query.path,
-                cursor.query.cursor.line + 1,
-                cursor.query.cursor.col + 1
+                query.path,
+                query.cursor.line + 1,
+                query.cursor.col + 1
             ));
         }
     }

@@ -194,23 +194,7 @@ pub fn reference_script() -> String {
     format!("{}/scripts/cceval_reference.py", env!("CARGO_MANIFEST_DIR"))
 }
 
-/// A small seeded generator (SplitMix64), so random test data is the same on every run.
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (`n` > 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+pub use crossfile::bench::SplitMix64;
 
 /// The DEV benchmark repositories (`shared/bench/unpack-repos`).
 pub fn bench_repos() -> PathBuf {

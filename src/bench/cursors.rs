@@ -1,0 +1,61 @@
+//! Deterministic cursors in a workspace: the middle of random non-blank lines, from a seed.
+
+use crate::Position;
+use crate::index::Snapshot;
+use crate::lang::Language;
+use crate::retrieve::Query;
+
+/// A small seeded generator (SplitMix64), so sampled cursors are the same on every run.
+#[derive(Clone, Debug)]
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next_u64() % n as u64) as usize
+        }
+    }
+}
+
+/// Up to `n` queries in files of `language`'s family, each in the middle of a random non-blank
+/// line, the same for the same snapshot and seed.
+pub fn sample_cursors(snapshot: &Snapshot, language: Language, n: usize, seed: u64) -> Vec<Query> {
+    let files: Vec<_> = snapshot
+        .files()
+        .filter(|f| f.language.name() == language.name())
+        .collect();
+    let mut rng = SplitMix64(seed);
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n.saturating_mul(20) {
+        if out.len() == n || files.is_empty() {
+            break;
+        }
+        let file = files[rng.below(files.len())];
+        let lines: Vec<&str> = file.text.split('\n').collect();
+        let line = rng.below(lines.len());
+        if crate::chunk::is_blank(lines[line]) {
+            continue;
+        }
+        let half = lines[line].chars().count() / 2;
+        let col: usize = lines[line].chars().take(half).map(char::len_utf8).sum();
+        let position = Position {
+            line: line as u32,
+            col: col as u32,
+        };
+        if let Ok(query) = Query::new(&file.path, &file.text, position) {
+            out.push(query);
+        }
+    }
+    out
+}
