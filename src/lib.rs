@@ -26,13 +26,19 @@
 //! ```
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod backend;
 pub mod bench;
 pub mod chunk;
 pub mod config;
 pub mod index;
 pub mod lang;
+pub mod model;
+pub mod postprocess;
+pub mod progress;
+pub mod prompt;
 pub mod retrieve;
 pub mod terms;
+pub mod tokenize;
 pub mod workspace;
 
 mod error;

@@ -120,7 +120,7 @@ impl IndexFlags {
                 bm25_chunker: self.bm25_chunker.clone(),
                 ..IndexOptions::default()
             }),
-            retrieve: None,
+            ..Options::default()
         }
     }
 }

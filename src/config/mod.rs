@@ -6,14 +6,22 @@
 //! `crossfile.toml`, command-line flags. Each layer is checked on its own, so every problem names
 //! the file it is in and its dotted key; all problems of a layer are reported together.
 
+mod check;
 mod options;
 mod settings;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-pub use options::{IndexOptions, Options, RetrieveOptions, WorkspaceOptions};
-pub use settings::{IndexSettings, RetrieveSettings, Settings, WorkspaceSettings};
+pub use check::{BACKEND_KINDS, TEMPLATES, UNITS};
+pub use options::{
+    BackendOptions, DenseOptions, IndexOptions, ModelOptions, Options, Overlay, PostprocessOptions,
+    PromptOptions, RetrieveOptions, WorkspaceOptions,
+};
+pub use settings::{
+    BackendSettings, DenseSettings, IndexSettings, ModelSettings, PostprocessSettings,
+    PromptSettings, RetrieveSettings, Settings, WorkspaceSettings,
+};
 
 /// The workspace config file's name.
 pub const WORKSPACE_FILE: &str = "crossfile.toml";

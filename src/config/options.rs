@@ -6,52 +6,162 @@ use serde::Deserialize;
 
 use super::{ConfigError, Problem, Source};
 use crate::chunk::ChunkerKind;
-use crate::retrieve::RetrieverSpec;
 
-/// One layer of options. Field names are the TOML keys.
-#[derive(Clone, Debug, Default, Deserialize)]
-pub struct Options {
-    pub workspace: Option<WorkspaceOptions>,
-    pub index: Option<IndexOptions>,
-    pub retrieve: Option<RetrieveOptions>,
+/// Merges two layers of an options struct field by field, the second winning.
+macro_rules! options {
+    ($(#[$meta:meta])* pub struct $name:ident { $($(#[$fmeta:meta])* pub $field:ident: Option<$ty:ty>,)* }) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, Default, Deserialize)]
+        pub struct $name { $($(#[$fmeta])* pub $field: Option<$ty>,)* }
+
+        impl Overlay for $name {
+            fn overlay(self, over: Self) -> Self {
+                $name { $($field: merge(self.$field, over.$field),)* }
+            }
+        }
+    };
 }
 
-/// `[workspace]`: which files belong.
-#[derive(Clone, Debug, Default, Deserialize)]
-pub struct WorkspaceOptions {
-    /// Files larger than this many bytes are not indexed.
-    pub max_file_bytes: Option<u64>,
+/// A layer that can take another on top.
+pub trait Overlay {
+    fn overlay(self, over: Self) -> Self;
 }
 
-/// `[index]`: where the index lives and how files are chunked.
-#[derive(Clone, Debug, Default, Deserialize)]
-pub struct IndexOptions {
-    pub cache_dir: Option<PathBuf>,
-    /// Which chunks the tantivy `bm25` retriever ranks: `fixed`, `sliding` or `syntax`.
-    pub bm25_chunker: Option<String>,
-    pub fixed_lines: Option<u32>,
-    pub sliding_lines: Option<u32>,
-    pub sliding_stride: Option<u32>,
-    pub syntax_max_lines: Option<u32>,
-    /// How long to wait for another process that holds the index's write lock.
-    pub lock_wait_ms: Option<u64>,
+macro_rules! leaf_overlay {
+    ($($ty:ty),*) => { $(impl Overlay for $ty { fn overlay(self, over: Self) -> Self { over } })* };
+}
+leaf_overlay!(u32, u64, usize, f64, String, PathBuf);
+
+fn merge<T: Overlay>(base: Option<T>, over: Option<T>) -> Option<T> {
+    match (base, over) {
+        (Some(a), Some(b)) => Some(a.overlay(b)),
+        (a, b) => b.or(a),
+    }
 }
 
-/// `[retrieve]`: which retriever and its parameters.
-#[derive(Clone, Debug, Default, Deserialize)]
-pub struct RetrieveOptions {
-    /// The default retriever spec (`bm25`, `mmr:bm25:0.7`, ...).
-    pub retriever: Option<String>,
-    pub top_k: Option<usize>,
-    /// Lines before the cursor that form the `bm25` query.
-    pub query_lines: Option<u32>,
-    /// Lines before the cursor that form the `jaccard` query window.
-    pub jaccard_query_lines: Option<u32>,
-    /// The rank constant of reciprocal rank fusion.
-    pub rrf_k: Option<f64>,
+options! {
+    /// One layer of options. Field names are the TOML keys.
+    pub struct Options {
+        pub workspace: Option<WorkspaceOptions>,
+        pub index: Option<IndexOptions>,
+        pub retrieve: Option<RetrieveOptions>,
+        pub model: Option<ModelOptions>,
+        pub backend: Option<BackendOptions>,
+        pub prompt: Option<PromptOptions>,
+        pub postprocess: Option<PostprocessOptions>,
+    }
+}
+
+options! {
+    /// `[workspace]`: which files belong.
+    pub struct WorkspaceOptions {
+        /// Files larger than this many bytes are not indexed.
+        pub max_file_bytes: Option<u64>,
+    }
+}
+
+options! {
+    /// `[index]`: where the index lives and how files are chunked.
+    pub struct IndexOptions {
+        pub cache_dir: Option<PathBuf>,
+        /// Which chunks the tantivy `bm25` retriever ranks: `fixed`, `sliding` or `syntax`.
+        pub bm25_chunker: Option<String>,
+        pub fixed_lines: Option<u32>,
+        pub sliding_lines: Option<u32>,
+        pub sliding_stride: Option<u32>,
+        pub syntax_max_lines: Option<u32>,
+        /// How long to wait for another process that holds the index's write lock.
+        pub lock_wait_ms: Option<u64>,
+    }
+}
+
+options! {
+    /// `[retrieve]`: which retriever and its parameters.
+    pub struct RetrieveOptions {
+        /// The default retriever spec (`bm25`, `mmr:bm25:0.7`, ...).
+        pub retriever: Option<String>,
+        pub top_k: Option<usize>,
+        /// Lines before the cursor that form the `bm25` query.
+        pub query_lines: Option<u32>,
+        /// Lines before the cursor that form the `jaccard` query window.
+        pub jaccard_query_lines: Option<u32>,
+        /// The rank constant of reciprocal rank fusion.
+        pub rrf_k: Option<f64>,
+        /// `[retrieve.dense]`: the embeddings endpoint of the `dense` retriever.
+        pub dense: Option<DenseOptions>,
+    }
+}
+
+options! {
+    /// `[retrieve.dense]`: an OpenAI-compatible `/v1/embeddings` endpoint.
+    pub struct DenseOptions {
+        pub endpoint: Option<String>,
+        pub model: Option<String>,
+        /// Name of the environment variable that holds the API key (never the key itself).
+        pub api_key_env: Option<String>,
+        pub timeout_ms: Option<u64>,
+    }
+}
+
+options! {
+    /// `[model]`: the GGUF the embedded backend runs (and HTTP backends' tokenizer comes from).
+    pub struct ModelOptions {
+        /// A GGUF file; default: the fetched default model.
+        pub path: Option<PathBuf>,
+        /// Context size in tokens.
+        pub n_ctx: Option<u32>,
+        /// CPU threads for the embedded backend (default: every core).
+        pub threads: Option<u32>,
+        /// A `tokenizer.json` to count tokens with instead of the GGUF's vocabulary.
+        pub tokenizer: Option<PathBuf>,
+    }
+}
+
+options! {
+    /// `[backend]`: which model backend generates, and how it is reached.
+    pub struct BackendOptions {
+        /// `embedded`, `openai`, `openai-chat`, `ollama`, `tgi`, `llamacpp` or `none`.
+        pub kind: Option<String>,
+        /// Base URL of an HTTP backend (`http://127.0.0.1:8080`).
+        pub endpoint: Option<String>,
+        /// Model name sent to HTTP backends that want one.
+        pub model: Option<String>,
+        /// Name of the environment variable that holds the API key (never the key itself).
+        pub api_key_env: Option<String>,
+        pub timeout_ms: Option<u64>,
+        /// Retries on 429, 5xx and connection errors, with exponential backoff.
+        pub retries: Option<u32>,
+        /// Responses kept in the in-memory response cache (0 turns it off).
+        pub cache_entries: Option<usize>,
+    }
+}
+
+options! {
+    /// `[prompt]`: template and token budgets.
+    pub struct PromptOptions {
+        /// `auto` (from the model's vocabulary), `plain`, `starcoder`, `codellama`, `deepseek`, `qwen`.
+        pub template: Option<String>,
+        /// Token budget of the cross-file block.
+        pub crossfile_tokens: Option<u32>,
+        /// Tokens the model may generate.
+        pub max_new_tokens: Option<u32>,
+    }
+}
+
+options! {
+    /// `[postprocess]`: what unit a suggestion is cut to.
+    pub struct PostprocessOptions {
+        /// `line`, `statement`, `block` or `raw`.
+        pub unit: Option<String>,
+    }
 }
 
 impl Options {
+    /// This layer with `over`'s set fields on top.
+    pub fn overlay(self, over: Options) -> Options {
+        Overlay::overlay(self, over)
+    }
+
     /// Reads and checks a TOML file; `Ok(None)` if it does not exist.
     pub fn read_file(path: &Path) -> Result<Option<Options>, ConfigError> {
         let text = match std::fs::read_to_string(path) {
@@ -140,98 +250,7 @@ impl Options {
 
     /// Every out-of-range value of this layer.
     fn problems(&self) -> Vec<Problem> {
-        let mut problems = Vec::new();
-        let mut bad = |key: &str, message: String| {
-            problems.push(Problem {
-                key: key.into(),
-                message,
-            })
-        };
-        let lines = |key: &str, value: Option<u32>, bad: &mut dyn FnMut(&str, String)| {
-            if let Some(v) = value
-                && !(1..=10_000).contains(&v)
-            {
-                bad(key, format!("{v} is out of range 1..=10000"));
-            }
-        };
-        if let Some(w) = &self.workspace
-            && w.max_file_bytes == Some(0)
-        {
-            bad("workspace.max_file_bytes", "must be at least 1".into());
-        }
-        if let Some(i) = &self.index {
-            if let Some(name) = &i.bm25_chunker
-                && parse_chunker(name).is_none()
-            {
-                bad(
-                    "index.bm25_chunker",
-                    format!("`{name}` is not one of fixed, sliding, syntax"),
-                );
-            }
-            lines("index.fixed_lines", i.fixed_lines, &mut bad);
-            lines("index.sliding_lines", i.sliding_lines, &mut bad);
-            lines("index.sliding_stride", i.sliding_stride, &mut bad);
-            lines("index.syntax_max_lines", i.syntax_max_lines, &mut bad);
-        }
-        if let Some(r) = &self.retrieve {
-            if let Some(spec) = &r.retriever
-                && let Err(e) = spec.parse::<RetrieverSpec>()
-            {
-                bad("retrieve.retriever", e.to_string());
-            }
-            if let Some(k) = r.top_k
-                && !(1..=1000).contains(&k)
-            {
-                bad("retrieve.top_k", format!("{k} is out of range 1..=1000"));
-            }
-            lines("retrieve.query_lines", r.query_lines, &mut bad);
-            lines(
-                "retrieve.jaccard_query_lines",
-                r.jaccard_query_lines,
-                &mut bad,
-            );
-            if let Some(k) = r.rrf_k
-                && !(k.is_finite() && k >= 0.0)
-            {
-                bad(
-                    "retrieve.rrf_k",
-                    format!("{k} must be a finite number >= 0"),
-                );
-            }
-        }
-        problems
-    }
-
-    /// This layer with `over`'s set fields on top.
-    pub fn overlay(self, over: Options) -> Options {
-        Options {
-            workspace: merge(self.workspace, over.workspace, |a, b| WorkspaceOptions {
-                max_file_bytes: b.max_file_bytes.or(a.max_file_bytes),
-            }),
-            index: merge(self.index, over.index, |a, b| IndexOptions {
-                cache_dir: b.cache_dir.or(a.cache_dir),
-                bm25_chunker: b.bm25_chunker.or(a.bm25_chunker),
-                fixed_lines: b.fixed_lines.or(a.fixed_lines),
-                sliding_lines: b.sliding_lines.or(a.sliding_lines),
-                sliding_stride: b.sliding_stride.or(a.sliding_stride),
-                syntax_max_lines: b.syntax_max_lines.or(a.syntax_max_lines),
-                lock_wait_ms: b.lock_wait_ms.or(a.lock_wait_ms),
-            }),
-            retrieve: merge(self.retrieve, over.retrieve, |a, b| RetrieveOptions {
-                retriever: b.retriever.or(a.retriever),
-                top_k: b.top_k.or(a.top_k),
-                query_lines: b.query_lines.or(a.query_lines),
-                jaccard_query_lines: b.jaccard_query_lines.or(a.jaccard_query_lines),
-                rrf_k: b.rrf_k.or(a.rrf_k),
-            }),
-        }
-    }
-}
-
-fn merge<T>(base: Option<T>, over: Option<T>, f: impl FnOnce(T, T) -> T) -> Option<T> {
-    match (base, over) {
-        (Some(a), Some(b)) => Some(f(a, b)),
-        (a, b) => b.or(a),
+        super::check::problems(self)
     }
 }
 

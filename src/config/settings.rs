@@ -3,7 +3,10 @@
 use std::path::PathBuf;
 
 use super::options::{Options, parse_chunker};
+use crate::backend::BackendKind;
 use crate::chunk::{ChunkerKind, ChunkerSettings};
+use crate::postprocess::Unit;
+use crate::prompt::Template;
 use crate::retrieve::RetrieverSpec;
 
 /// Everything the engine reads, resolved and defaulted.
@@ -12,6 +15,71 @@ pub struct Settings {
     pub workspace: WorkspaceSettings,
     pub index: IndexSettings,
     pub retrieve: RetrieveSettings,
+    pub model: ModelSettings,
+    pub backend: BackendSettings,
+    pub prompt: PromptSettings,
+    pub postprocess: PostprocessSettings,
+}
+
+/// `[model]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelSettings {
+    /// A GGUF; `None` is the default model, fetched into `<cache_dir>/models/` on first use.
+    pub path: Option<PathBuf>,
+    /// Context size in tokens (default 2048).
+    pub n_ctx: u32,
+    /// CPU threads of the embedded backend (default: every core).
+    pub threads: u32,
+    /// A `tokenizer.json` for token budgets of HTTP backends (default: the GGUF's vocabulary).
+    pub tokenizer: Option<PathBuf>,
+}
+
+/// `[backend]`. The API key itself is never here: only the name of its environment variable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BackendSettings {
+    /// Default `embedded`.
+    pub kind: BackendKind,
+    /// Base URL of an HTTP backend (default `http://127.0.0.1:8080`).
+    pub endpoint: String,
+    /// Model name sent to HTTP servers (default `default`).
+    pub model: String,
+    pub api_key_env: Option<String>,
+    /// Per-request timeout (default 60 s).
+    pub timeout_ms: u64,
+    /// Retries on 429, 5xx and connection errors (default 2), with exponential backoff.
+    pub retries: u32,
+    /// Bounded response cache size (default 256; 0 turns it off).
+    pub cache_entries: usize,
+}
+
+/// `[prompt]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PromptSettings {
+    /// `None` (the default, `auto`): chosen from the model's vocabulary.
+    pub template: Option<Template>,
+    /// Cross-file block budget (default 512, CrossCodeEval's).
+    pub crossfile_tokens: u32,
+    /// Tokens to generate (default 50, CrossCodeEval's line completion).
+    pub max_new_tokens: u32,
+}
+
+/// `[postprocess]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PostprocessSettings {
+    /// Default `line`.
+    pub unit: Unit,
+}
+
+/// `[retrieve.dense]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DenseSettings {
+    /// An OpenAI-compatible base URL serving `/v1/embeddings`; `None` leaves `dense` unavailable.
+    pub endpoint: Option<String>,
+    /// Model name sent with each request (default `default`).
+    pub model: String,
+    pub api_key_env: Option<String>,
+    /// Per-request timeout (default 60 s).
+    pub timeout_ms: u64,
 }
 
 /// `[workspace]`.
@@ -48,6 +116,7 @@ pub struct RetrieveSettings {
     pub jaccard_query_lines: u32,
     /// Reciprocal rank fusion constant (default 60).
     pub rrf_k: f64,
+    pub dense: DenseSettings,
 }
 
 impl Default for Settings {
@@ -63,6 +132,12 @@ impl Settings {
         let w = options.workspace.clone().unwrap_or_default();
         let i = options.index.clone().unwrap_or_default();
         let r = options.retrieve.clone().unwrap_or_default();
+        let d = r.dense.clone().unwrap_or_default();
+        let m = options.model.clone().unwrap_or_default();
+        let b = options.backend.clone().unwrap_or_default();
+        let p = options.prompt.clone().unwrap_or_default();
+        let pp = options.postprocess.clone().unwrap_or_default();
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get() as u32);
         let workspace = WorkspaceSettings {
             max_file_bytes: w.max_file_bytes.unwrap_or(1 << 20),
         };
@@ -94,6 +169,43 @@ impl Settings {
                 query_lines: r.query_lines.unwrap_or(10),
                 jaccard_query_lines: r.jaccard_query_lines.unwrap_or(20),
                 rrf_k: r.rrf_k.unwrap_or(60.0),
+                dense: DenseSettings {
+                    endpoint: d.endpoint,
+                    model: d.model.unwrap_or_else(|| "default".into()),
+                    api_key_env: d.api_key_env,
+                    timeout_ms: d.timeout_ms.unwrap_or(60_000),
+                },
+            },
+            model: ModelSettings {
+                path: m.path,
+                n_ctx: m.n_ctx.unwrap_or(2048),
+                threads: m.threads.unwrap_or(cores),
+                tokenizer: m.tokenizer,
+            },
+            backend: BackendSettings {
+                kind: b
+                    .kind
+                    .as_deref()
+                    .and_then(BackendKind::from_name)
+                    .unwrap_or(BackendKind::Embedded),
+                endpoint: b.endpoint.unwrap_or_else(|| "http://127.0.0.1:8080".into()),
+                model: b.model.unwrap_or_else(|| "default".into()),
+                api_key_env: b.api_key_env,
+                timeout_ms: b.timeout_ms.unwrap_or(60_000),
+                retries: b.retries.unwrap_or(2),
+                cache_entries: b.cache_entries.unwrap_or(256),
+            },
+            prompt: PromptSettings {
+                template: p.template.as_deref().and_then(Template::from_name),
+                crossfile_tokens: p.crossfile_tokens.unwrap_or(512),
+                max_new_tokens: p.max_new_tokens.unwrap_or(50),
+            },
+            postprocess: PostprocessSettings {
+                unit: pp
+                    .unit
+                    .as_deref()
+                    .and_then(Unit::from_name)
+                    .unwrap_or(Unit::Line),
             },
         }
     }

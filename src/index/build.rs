@@ -12,11 +12,11 @@ use tantivy::IndexWriter;
 use super::IndexError;
 use super::entry::{AnalysisInput, FileEntry, Stamp, text_hash};
 use super::location::{fingerprint, index_dir};
-use super::progress::{Progress, ProgressEvent};
 use super::record::FileRecord;
 use super::snapshot::Snapshot;
 use super::store::{FORMAT, Store};
 use crate::config::IndexSettings;
+use crate::progress::{Progress, ProgressEvent};
 use crate::workspace::{self, SkipReason, Skipped, SourceFile, WorkspaceError};
 
 const META_FILE: &str = "crossfile-index.json";

@@ -13,17 +13,16 @@
 mod build;
 mod entry;
 mod location;
-mod progress;
 mod record;
 mod snapshot;
 mod store;
 
 use std::path::PathBuf;
 
+pub use crate::progress::{Progress, ProgressEvent};
 pub use build::{Index, SyncReport};
 pub use entry::{AnalysisInput, CcevalChunk, FileEntry, Stamp, text_hash};
 pub use location::index_dir;
-pub use progress::{Progress, ProgressEvent};
 pub use snapshot::{Snapshot, SymbolRef};
 pub use store::FORMAT;
 

@@ -1,15 +1,15 @@
-//! Progress reports from long index work, for a progress bar or LSP `$/progress`.
+//! Progress reports from long work (indexing, downloads), for a progress bar or LSP `$/progress`.
 
 use std::sync::Arc;
 
 /// One step of progress.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ProgressEvent {
-    /// Work on `total` files begins.
+    /// Work on `total` units (files, bytes) begins.
     Begin {
         total: u64,
     },
-    /// `done` of the files are finished.
+    /// `done` of the units are finished.
     Advance {
         done: u64,
     },

@@ -1,0 +1,1 @@
+//! TODO(embedded): filled in by the backend work.

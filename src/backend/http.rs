@@ -1,0 +1,1 @@
+//! TODO(http): filled in by the backend work.

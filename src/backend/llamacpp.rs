@@ -1,0 +1,1 @@
+//! TODO(llamacpp): filled in by the backend work.

@@ -1,0 +1,171 @@
+//! Model backends: the [`Backend`] trait, and one file per way of reaching a model.
+//!
+//! `embedded` runs a GGUF in-process with llama.cpp (the default cargo feature); `openai`,
+//! `openai-chat`, `ollama`, `tgi` and `llamacpp` speak HTTP to a server; `none` generates
+//! nothing. [`CachedBackend`] wraps any of them with a bounded response cache. Every call is
+//! greedy (temperature 0) and cancellable; errors say whether the model timed out, answered with
+//! an HTTP status, sent a malformed body, refused the connection or was cancelled, so a replay
+//! records an *error*, never a *miss*.
+
+mod cache;
+#[cfg(feature = "embedded")]
+mod embedded;
+mod http;
+mod llamacpp;
+mod none;
+mod ollama;
+mod openai;
+mod tgi;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use tokio_util::sync::CancellationToken;
+
+pub use cache::CachedBackend;
+pub use none::NoBackend;
+
+use crate::tokenize::Tokenizer;
+
+/// Which backend generates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BackendKind {
+    Embedded,
+    /// `/v1/completions`.
+    OpenAi,
+    /// `/v1/chat/completions`.
+    OpenAiChat,
+    /// `/api/generate`.
+    Ollama,
+    /// `/generate`.
+    Tgi,
+    /// `/completion`, and `/infill` when the template is FIM.
+    LlamaCpp,
+    None,
+}
+
+impl BackendKind {
+    pub const ALL: [BackendKind; 7] = [
+        BackendKind::Embedded,
+        BackendKind::OpenAi,
+        BackendKind::OpenAiChat,
+        BackendKind::Ollama,
+        BackendKind::Tgi,
+        BackendKind::LlamaCpp,
+        BackendKind::None,
+    ];
+
+    /// The config name.
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendKind::Embedded => "embedded",
+            BackendKind::OpenAi => "openai",
+            BackendKind::OpenAiChat => "openai-chat",
+            BackendKind::Ollama => "ollama",
+            BackendKind::Tgi => "tgi",
+            BackendKind::LlamaCpp => "llamacpp",
+            BackendKind::None => "none",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<BackendKind> {
+        BackendKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+/// One generation request.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct GenerateRequest {
+    /// The full prompt text (template applied).
+    pub prompt: String,
+    /// For servers with a native fill-in-the-middle route (llama.cpp `/infill`): the parts
+    /// before and after the cursor, the cross-file block included in `prefix`.
+    pub fim: Option<FimParts>,
+    pub max_tokens: u32,
+    /// Generation stops before any of these.
+    pub stop: Vec<String>,
+}
+
+/// The two sides of a fill-in-the-middle request.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FimParts {
+    pub prefix: String,
+    pub suffix: String,
+}
+
+/// What a backend generated.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Generation {
+    pub text: String,
+    /// Tokens in the prompt and generated, as the backend counted them (if it says).
+    pub prompt_tokens: Option<u32>,
+    pub generated_tokens: Option<u32>,
+    /// Time from the request to the first generated token, if known.
+    pub first_token_ms: Option<f64>,
+    /// Prompt processing and generation time, if the backend reports them.
+    pub prompt_ms: Option<f64>,
+    pub generate_ms: Option<f64>,
+    /// Served from the response cache.
+    pub cached: bool,
+}
+
+/// A way of generating text.
+#[async_trait]
+pub trait Backend: Send + Sync {
+    /// The config name: `embedded`, `openai`, `openai-chat`, `ollama`, `tgi`, `llamacpp`, `none`.
+    fn name(&self) -> &'static str;
+
+    /// The model's own tokenizer, when the backend has it in-process (the embedded one).
+    fn tokenizer(&self) -> Option<Arc<dyn Tokenizer>> {
+        None
+    }
+
+    /// Generates greedily. Returns [`BackendError::Cancelled`] soon after `cancel` fires, and the
+    /// backend is free for the next request.
+    async fn generate(
+        &self,
+        request: &GenerateRequest,
+        cancel: &CancellationToken,
+    ) -> Result<Generation, BackendError>;
+}
+
+/// Why generation failed. Never carries an API key.
+#[derive(Debug, thiserror::Error)]
+pub enum BackendError {
+    #[error("{endpoint}: no answer within {after_ms} ms")]
+    Timeout { endpoint: String, after_ms: u64 },
+    #[error("{endpoint}: HTTP {status}: {body}")]
+    Status {
+        endpoint: String,
+        status: u16,
+        body: String,
+    },
+    #[error("{endpoint}: malformed response: {message}")]
+    Malformed { endpoint: String, message: String },
+    #[error("{endpoint}: cannot connect: {message}")]
+    Refused { endpoint: String, message: String },
+    #[error("generation was cancelled")]
+    Cancelled,
+    #[error("model {model}: {message}")]
+    Model { model: String, message: String },
+    #[error("the `{backend}` backend cannot {what}")]
+    Unsupported { backend: String, what: String },
+    #[error("backend settings: {0}")]
+    Config(String),
+}
+
+impl BackendError {
+    /// A short machine name of the kind of error, for run records.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            BackendError::Timeout { .. } => "timeout",
+            BackendError::Status { .. } => "http_status",
+            BackendError::Malformed { .. } => "malformed",
+            BackendError::Refused { .. } => "refused",
+            BackendError::Cancelled => "cancelled",
+            BackendError::Model { .. } => "model",
+            BackendError::Unsupported { .. } => "unsupported",
+            BackendError::Config(_) => "config",
+        }
+    }
+}

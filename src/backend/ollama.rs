@@ -1,0 +1,1 @@
+//! TODO(ollama): filled in by the backend work.

@@ -1,0 +1,1 @@
+//! TODO(openai): filled in by the backend work.

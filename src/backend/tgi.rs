@@ -1,0 +1,1 @@
+//! TODO(tgi): filled in by the backend work.

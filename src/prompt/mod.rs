@@ -1,0 +1,10 @@
+//! Prompt assembly: the cross-file block, the in-file context and a template, within a
+//! token-exact budget measured with the model's own tokenizer.
+
+mod block;
+mod budget;
+mod template;
+
+pub use block::crossfile_block;
+pub use budget::{Budget, Prompt, PromptInput, PromptTokens, build};
+pub use template::Template;
