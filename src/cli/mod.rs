@@ -4,7 +4,9 @@
 //! Exit codes: 0 success, 1 failure, 2 bad usage. A closed stdout (`| head`) is success.
 
 mod args;
+mod complete_cmd;
 mod index_cmd;
+mod model_cmd;
 mod perf;
 mod progress;
 mod retrieve_cmd;
@@ -23,6 +25,8 @@ pub fn run() -> ExitCode {
     let result = match &cli.command {
         Command::Index(args) => index_cmd::run(args),
         Command::Retrieve(args) => retrieve_cmd::run(args),
+        Command::Complete(args) => complete_cmd::run(args),
+        Command::Model(args::ModelCommand::Fetch(args)) => model_cmd::fetch(args),
         Command::Bench(args::BenchCommand::Perf(args)) => perf::run(args),
     };
     match result {
@@ -53,6 +57,25 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
         e.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
+}
+
+/// Writes one line of text to stdout.
+fn print_line(text: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{text}")?;
+    Ok(())
+}
+
+/// Hits as `--json` prints them: workspace-relative paths, 1-based inclusive lines.
+fn hits_json(hits: &[crossfile::retrieve::Hit]) -> serde_json::Value {
+    hits.iter()
+        .map(|h| {
+            serde_json::json!({
+                "path": h.path, "start_line": h.lines.start + 1, "end_line": h.lines.end,
+                "score": h.score, "text": h.text,
+            })
+        })
+        .collect()
 }
 
 /// Writes one JSON document and a newline to stdout.

@@ -1,19 +1,27 @@
-//! An indicatif progress bar on stderr, fed by the engine's progress events.
+//! indicatif progress bars on stderr, fed by the engine's progress events.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crossfile::index::{Progress, ProgressEvent};
+use crossfile::progress::{Progress, ProgressEvent};
 
-/// A progress sink that draws "indexing [bar] done/total eta" on stderr (hidden when stderr is
-/// not a terminal).
+/// "indexing [bar] done/total files, eta" on stderr (hidden when stderr is not a terminal).
 pub fn index_bar() -> Progress {
+    bar("indexing", "{msg} [{bar:30}] {pos}/{len} files, eta {eta}")
+}
+
+/// "downloading [bar] 12 MiB/94 MiB, eta" on stderr (hidden when stderr is not a terminal).
+pub fn bytes_bar(message: &'static str) -> Progress {
+    bar(message, "{msg} [{bar:30}] {bytes}/{total_bytes}, eta {eta}")
+}
+
+fn bar(message: &'static str, template: &str) -> Progress {
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
     bar.set_style(
-        ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} files, eta {eta}")
+        ProgressStyle::with_template(template)
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
-    bar.set_message("indexing");
+    bar.set_message(message);
     Progress::new(move |event| match event {
         ProgressEvent::Begin { total } => bar.set_length(total),
         ProgressEvent::Advance { done } => bar.set_position(done),

@@ -34,10 +34,6 @@ pub fn run(args: &RetrieveArgs) -> anyhow::Result<()> {
         );
     }
     if args.json {
-        let hits: Vec<_> = hits
-            .iter()
-            .map(|h| json!({"path": h.path, "start_line": h.lines.start + 1, "end_line": h.lines.end, "score": h.score, "text": h.text}))
-            .collect();
         return super::print_json(&json!({
             "retriever": spec.to_string(),
             "upper_bound": spec.is_upper_bound(),
@@ -45,7 +41,7 @@ pub fn run(args: &RetrieveArgs) -> anyhow::Result<()> {
             "line": line,
             "col": col,
             "retrieve_ms": ms,
-            "hits": hits,
+            "hits": super::hits_json(&hits),
         }));
     }
     let mut out = String::new();

@@ -1,1 +1,206 @@
-//! The completion pipeline: retrieve, build the prompt, generate, post-process, with a trace.
+//! The completion pipeline: retrieve, build the prompt, generate, post-process — with a trace
+//! of every stage (chunks, the exact prompt, token counts, timings).
+//!
+//! The command line, the language server and the benchmark runner all complete through
+//! [`Completer::complete`]. Retrieval and prompt building are CPU work and run on the blocking
+//! pool; generation is the backend's (async, cancellable).
+
+mod setup;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use tokio_util::sync::CancellationToken;
+
+pub use setup::{backend_for, tokenizer_for};
+
+use crate::backend::{Backend, BackendError, FimParts, GenerateRequest, Generation};
+use crate::config::Settings;
+use crate::index::Snapshot;
+use crate::lang::Language;
+use crate::postprocess::{self, Unit};
+use crate::prompt::{self, Budget, Prompt, PromptInput, Template};
+use crate::retrieve::{Hit, Query, RetrieveError, Retriever};
+use crate::tokenize::Tokenizer;
+
+/// A finished completion and how it was made.
+#[derive(Clone, Debug)]
+pub struct Completion {
+    /// The post-processed suggestion: what an editor inserts.
+    pub suggestion: String,
+    /// What the model generated, before post-processing.
+    pub raw_suggestion: String,
+    pub hits: Vec<Hit>,
+    pub prompt: Prompt,
+    pub generation: Generation,
+    pub timings: Timings,
+}
+
+/// Wall time of each stage, in milliseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Timings {
+    pub retrieve_ms: f64,
+    pub prompt_ms: f64,
+    pub generate_ms: f64,
+    pub postprocess_ms: f64,
+    /// From the generation request to the first token, when the backend reports it.
+    pub first_token_ms: Option<f64>,
+}
+
+/// Why a completion failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CompleteError {
+    #[error(transparent)]
+    Retrieve(#[from] RetrieveError),
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+    #[error("a completion task failed: {0}")]
+    Task(String),
+}
+
+/// Completes with one backend, tokenizer and template.
+#[derive(Clone)]
+pub struct Completer {
+    backend: Arc<dyn Backend>,
+    tokenizer: Arc<dyn Tokenizer>,
+    template: Template,
+    budget: Budget,
+    unit: Unit,
+}
+
+impl Completer {
+    /// The template is `prompt.template` if set, else detected from the tokenizer's vocabulary.
+    pub fn new(
+        settings: &Settings,
+        backend: Arc<dyn Backend>,
+        tokenizer: Arc<dyn Tokenizer>,
+    ) -> Completer {
+        let template = settings
+            .prompt
+            .template
+            .unwrap_or_else(|| Template::detect(tokenizer.as_ref()));
+        Completer {
+            backend,
+            tokenizer,
+            template,
+            budget: Budget {
+                context_tokens: settings.model.n_ctx,
+                max_new_tokens: settings.prompt.max_new_tokens,
+                crossfile_tokens: settings.prompt.crossfile_tokens,
+            },
+            unit: settings.postprocess.unit,
+        }
+    }
+
+    /// The same completer cutting suggestions to another unit (a benchmark's protocol).
+    pub fn with_unit(mut self, unit: Unit) -> Completer {
+        self.unit = unit;
+        self
+    }
+
+    pub fn template(&self) -> Template {
+        self.template
+    }
+
+    pub fn backend(&self) -> &Arc<dyn Backend> {
+        &self.backend
+    }
+
+    pub fn tokenizer(&self) -> &Arc<dyn Tokenizer> {
+        &self.tokenizer
+    }
+
+    /// Retrieves with `retriever`, builds the prompt, generates and post-processes.
+    pub async fn complete(
+        &self,
+        snapshot: Arc<Snapshot>,
+        query: Query,
+        retriever: Arc<dyn Retriever>,
+        top_k: usize,
+        cancel: &CancellationToken,
+    ) -> Result<Completion, CompleteError> {
+        let this = self.clone();
+        let (hits, prompt, query, retrieve_ms, prompt_ms) =
+            tokio::task::spawn_blocking(move || {
+                let started = Instant::now();
+                let hits = retriever.retrieve(&snapshot, &query, top_k)?;
+                let retrieved = Instant::now();
+                let prompt = this.prompt(&query, &hits);
+                let retrieve_ms = ms(started, retrieved);
+                Ok::<_, CompleteError>((
+                    hits,
+                    prompt,
+                    query,
+                    retrieve_ms,
+                    retrieved.elapsed().as_secs_f64() * 1e3,
+                ))
+            })
+            .await
+            .map_err(|e| CompleteError::Task(e.to_string()))??;
+
+        let request = self.request(&prompt);
+        let started = Instant::now();
+        let generation = self.backend.generate(&request, cancel).await?;
+        let generate_ms = started.elapsed().as_secs_f64() * 1e3;
+
+        let started = Instant::now();
+        let language = query.language.unwrap_or(Language::Python);
+        let suggestion = postprocess::apply(
+            self.unit,
+            language,
+            &query.left,
+            &query.right,
+            &generation.text,
+        );
+        let postprocess_ms = started.elapsed().as_secs_f64() * 1e3;
+        Ok(Completion {
+            suggestion,
+            raw_suggestion: generation.text.clone(),
+            hits,
+            timings: Timings {
+                retrieve_ms,
+                prompt_ms,
+                generate_ms,
+                postprocess_ms,
+                first_token_ms: generation.first_token_ms,
+            },
+            prompt,
+            generation,
+        })
+    }
+
+    /// The prompt for `query` with `hits`, within the budget.
+    pub fn prompt(&self, query: &Query, hits: &[Hit]) -> Prompt {
+        let input = PromptInput {
+            language: query.language.unwrap_or(Language::Python),
+            left: &query.left,
+            right: &query.right,
+            hits,
+        };
+        prompt::build(&input, self.template, self.tokenizer.as_ref(), self.budget)
+    }
+
+    /// The backend request for a prompt: the template's text, FIM parts for servers with a
+    /// native infill route, and a newline stop when only a line is wanted.
+    fn request(&self, prompt: &Prompt) -> GenerateRequest {
+        let fim = (self.template != Template::Plain).then(|| FimParts {
+            prefix: format!("{}{}", prompt.crossfile, prompt.left),
+            suffix: prompt.right.clone(),
+        });
+        let stop = if self.unit == Unit::Line {
+            vec!["\n".to_string()]
+        } else {
+            Vec::new()
+        };
+        GenerateRequest {
+            prompt: prompt.text.clone(),
+            fim,
+            max_tokens: self.budget.max_new_tokens,
+            stop,
+        }
+    }
+}
+
+fn ms(from: Instant, to: Instant) -> f64 {
+    (to - from).as_secs_f64() * 1e3
+}

@@ -1,0 +1,75 @@
+//! `crossfile complete ROOT --at FILE:LINE:COL`: a completion with its whole trace.
+
+use std::sync::Arc;
+
+use anyhow::Context;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use crossfile::complete::{Completer, backend_for, tokenizer_for};
+use crossfile::config::Settings;
+use crossfile::index::Index;
+use crossfile::retrieve::{self, Query};
+use crossfile::workspace;
+
+use super::args::{CompleteArgs, parse_at};
+use super::progress::{bytes_bar, index_bar};
+
+pub fn run(args: &CompleteArgs) -> anyhow::Result<()> {
+    let (file, line, col) = parse_at(&args.at)?;
+    let settings = Settings::load_with(&args.root, args.options())?;
+    let spec = settings.retrieve.retriever.clone();
+    let retriever: Arc<dyn retrieve::Retriever> =
+        Arc::from(retrieve::build(&spec, &settings.retrieve)?);
+    let (abs, rel) = workspace::resolve_in_root(&args.root, &file)?;
+    let source = workspace::read_source(&abs, settings.workspace.max_file_bytes)?;
+    let cursor = workspace::position_from_chars(&source.text, &rel, line, col)?;
+    let mut query = Query::new(&rel, &source.text, cursor)?;
+    query.reference = args.reference.clone();
+    let (index, _) = Index::open_or_build(&args.root, &settings.index, &index_bar())
+        .with_context(|| format!("indexing {}", args.root.display()))?;
+
+    let backend = backend_for(&settings, &bytes_bar("downloading the default model"))?;
+    let tokenizer = tokenizer_for(
+        &settings,
+        backend.as_ref(),
+        &bytes_bar("downloading the default model"),
+    )?;
+    let completer = Completer::new(&settings, backend, tokenizer);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let completion = runtime.block_on(completer.complete(
+        index.snapshot(),
+        query,
+        retriever,
+        settings.retrieve.top_k,
+        &CancellationToken::new(),
+    ))?;
+    if spec.is_upper_bound() {
+        tracing::warn!(
+            "`{spec}` sees the reference: its context is an upper bound, not a real retrieval"
+        );
+    }
+    if !args.json {
+        return super::print_line(&completion.suggestion);
+    }
+    let t = &completion.prompt.tokens;
+    let ms = &completion.timings;
+    super::print_json(&json!({
+        "suggestion": completion.suggestion,
+        "raw_suggestion": completion.raw_suggestion,
+        "template": completer.template().name(),
+        "backend": completer.backend().name(),
+        "retriever": spec.to_string(),
+        "upper_bound": spec.is_upper_bound(),
+        "hits": super::hits_json(&completion.hits),
+        "prompt": completion.prompt.text,
+        "prompt_tokens": {"crossfile": t.crossfile, "left": t.left, "right": t.right, "total": t.total},
+        "timings_ms": {
+            "retrieve": ms.retrieve_ms, "prompt": ms.prompt_ms, "generate": ms.generate_ms,
+            "postprocess": ms.postprocess_ms, "first_token": ms.first_token_ms,
+        },
+        "cached": completion.generation.cached,
+    }))
+}
