@@ -123,6 +123,32 @@ impl CompleteArgs {
 pub enum BenchCommand {
     /// Index and retrieval performance on a workspace, and bm25-cceval against the Python reference.
     Perf(PerfArgs),
+    /// Generation speed of the embedded backend against llama-server, and `complete` latency by stage.
+    Model(BenchModelArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchModelArgs {
+    /// A workspace whose code makes the prompts (click, for the README figures).
+    pub root: PathBuf,
+    /// The upstream llama-server binary to compare with (`scripts/llama-server` prints it).
+    #[arg(long, value_name = "BIN")]
+    pub llama_server: Option<PathBuf>,
+    /// Prompts for the speed comparison.
+    #[arg(long, default_value_t = 8)]
+    pub prompts: usize,
+    /// Tokens per prompt.
+    #[arg(long, default_value_t = 256)]
+    pub prompt_tokens: usize,
+    /// Tokens generated per prompt.
+    #[arg(long, default_value_t = 32)]
+    pub new_tokens: u32,
+    /// Cursors for the end-to-end `complete` latency.
+    #[arg(long, default_value_t = 10)]
+    pub cursors: usize,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

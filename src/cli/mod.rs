@@ -4,6 +4,7 @@
 //! Exit codes: 0 success, 1 failure, 2 bad usage. A closed stdout (`| head`) is success.
 
 mod args;
+mod bench_model;
 mod complete_cmd;
 mod index_cmd;
 mod model_cmd;
@@ -28,6 +29,7 @@ pub fn run() -> ExitCode {
         Command::Complete(args) => complete_cmd::run(args),
         Command::Model(args::ModelCommand::Fetch(args)) => model_cmd::fetch(args),
         Command::Bench(args::BenchCommand::Perf(args)) => perf::run(args),
+        Command::Bench(args::BenchCommand::Model(args)) => bench_model::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
