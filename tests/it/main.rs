@@ -9,5 +9,6 @@ mod config;
 mod index_lifecycle;
 mod nltk_tokens;
 mod okapi;
+mod postprocess_conformance;
 mod support;
 mod tidy;
