@@ -10,5 +10,6 @@ mod index_lifecycle;
 mod nltk_tokens;
 mod okapi;
 mod postprocess_conformance;
+mod prompt_budget;
 mod support;
 mod tidy;
