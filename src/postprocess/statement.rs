@@ -128,6 +128,11 @@ mod tests {
             ("x = ", "f(\n", "f(\n"),
             ("if a:\n", "    pass\nelse:\n    b", "    pass"),
             ("x = ", "1 \t\ny", "1"),
+            // Zero-width MISSING nodes do not make a parse invalid; ERROR nodes do.
+            ("", "def f(:\n    x", "def f(:"),
+            ("", "print('a'\n)", "print('a'\n)"),
+            // An empty block parses, so a header alone is a statement.
+            ("", "for i in x:\n    y", "for i in x:"),
         ];
         for (prompt, prediction, expected) in rows {
             check(Language::Python, prompt, prediction, expected);
