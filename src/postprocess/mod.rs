@@ -3,9 +3,11 @@
 //! [`cceval_statement`] is CrossCodeEval's one-statement cut and the only implementation of it:
 //! the metrics call it too.
 
+mod cut;
 mod overlap;
 mod statement;
 
+pub use cut::{block, first_line};
 pub use overlap::drop_right_overlap;
 pub use statement::cceval_statement;
 
@@ -18,9 +20,10 @@ pub enum Unit {
     Line,
     /// One statement, by CrossCodeEval's rules.
     Statement,
-    /// A block: lines until the indentation falls below the first line's, or brackets close.
+    /// A block: lines until the indentation falls below the first line's, or brackets close
+    /// (the rule is in [`block`]'s module documentation).
     Block,
-    /// Unchanged.
+    /// Unchanged: no cut and no overlap dropped.
     Raw,
 }
 
@@ -35,6 +38,7 @@ impl Unit {
         }
     }
 
+    /// Parses a config name.
     pub fn from_name(name: &str) -> Option<Unit> {
         [Unit::Line, Unit::Statement, Unit::Block, Unit::Raw]
             .into_iter()
@@ -44,7 +48,20 @@ impl Unit {
 
 /// Cuts `raw` (generated at the end of `left`) to `unit`, then drops any tail that repeats the
 /// start of `right` (live completion: the text after the cursor is already there).
+/// [`Unit::Raw`] returns `raw` unchanged.
 pub fn apply(unit: Unit, language: Language, left: &str, right: &str, raw: &str) -> String {
-    let _ = (unit, language, left, right, raw);
-    todo!("postprocess: apply")
+    let statement;
+    let cut = match unit {
+        Unit::Raw => return raw.to_string(),
+        Unit::Line => first_line(raw),
+        Unit::Block => block(language, left, raw),
+        Unit::Statement => {
+            statement = cceval_statement(language, left, raw);
+            &statement
+        }
+    };
+    drop_right_overlap(cut, right)
 }
+
+#[cfg(test)]
+mod tests;

@@ -5,6 +5,11 @@ mod block;
 mod budget;
 mod template;
 
+#[cfg(test)]
+mod testing;
+#[cfg(test)]
+mod tests;
+
 pub use block::crossfile_block;
 pub use budget::{Budget, Prompt, PromptInput, PromptTokens, build};
 pub use template::Template;

@@ -9,5 +9,7 @@ mod config;
 mod index_lifecycle;
 mod nltk_tokens;
 mod okapi;
+mod postprocess_conformance;
+mod prompt_budget;
 mod support;
 mod tidy;
