@@ -6,6 +6,7 @@ mod cceval_records;
 mod cceval_reference;
 mod cli;
 mod config;
+mod dense;
 mod http_backends;
 mod index_lifecycle;
 mod nltk_tokens;
