@@ -23,7 +23,12 @@ use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
 
 pub use cache::CachedBackend;
+pub(crate) use http::{HttpClient, HttpSettings};
+pub use llamacpp::LlamaCppBackend;
 pub use none::NoBackend;
+pub use ollama::OllamaBackend;
+pub use openai::{CHAT_INSTRUCTION, OpenAiBackend, OpenAiChatBackend, strip_code_fence};
+pub use tgi::TgiBackend;
 
 use crate::tokenize::Tokenizer;
 

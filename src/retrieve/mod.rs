@@ -8,6 +8,8 @@
 mod bm25;
 mod cceval;
 mod dataset;
+pub mod dense;
+pub mod embeddings;
 mod hybrid;
 mod jaccard;
 mod mmr;
