@@ -18,13 +18,11 @@ pub fn backend_for(
     let inner: Arc<dyn Backend> = match b.kind {
         BackendKind::None => Arc::new(NoBackend),
         BackendKind::Embedded => embedded(settings, progress)?,
-        // MERGE: the HTTP constructors land with the `http` branch.
-        other => {
-            return Err(BackendError::Unsupported {
-                backend: other.name().into(),
-                what: "run yet".into(),
-            });
-        }
+        BackendKind::OpenAi => Arc::new(backend::OpenAiBackend::new(b)?),
+        BackendKind::OpenAiChat => Arc::new(backend::OpenAiChatBackend::new(b)?),
+        BackendKind::Ollama => Arc::new(backend::OllamaBackend::new(b)?),
+        BackendKind::Tgi => Arc::new(backend::TgiBackend::new(b)?),
+        BackendKind::LlamaCpp => Arc::new(backend::LlamaCppBackend::new(b)?),
     };
     Ok(if b.cache_entries > 0 {
         Arc::new(CachedBackend::new(inner, b.cache_entries))

@@ -80,6 +80,8 @@ pub struct DenseSettings {
     pub api_key_env: Option<String>,
     /// Per-request timeout (default 60 s).
     pub timeout_ms: u64,
+    /// Where vectors are cached (`<index.cache_dir>/embeddings/`'s parent: the index cache dir).
+    pub cache_dir: PathBuf,
 }
 
 /// `[workspace]`.
@@ -137,6 +139,7 @@ impl Settings {
         let b = options.backend.clone().unwrap_or_default();
         let p = options.prompt.clone().unwrap_or_default();
         let pp = options.postprocess.clone().unwrap_or_default();
+        let cache_dir = i.cache_dir.clone().unwrap_or_else(super::default_cache_dir);
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get() as u32);
         let workspace = WorkspaceSettings {
             max_file_bytes: w.max_file_bytes.unwrap_or(1 << 20),
@@ -149,7 +152,7 @@ impl Settings {
         };
         Settings {
             index: IndexSettings {
-                cache_dir: i.cache_dir.unwrap_or_else(super::default_cache_dir),
+                cache_dir: cache_dir.clone(),
                 bm25_chunker: i
                     .bm25_chunker
                     .as_deref()
@@ -174,6 +177,7 @@ impl Settings {
                     model: d.model.unwrap_or_else(|| "default".into()),
                     api_key_env: d.api_key_env,
                     timeout_ms: d.timeout_ms.unwrap_or(60_000),
+                    cache_dir: cache_dir.clone(),
                 },
             },
             model: ModelSettings {

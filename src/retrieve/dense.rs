@@ -65,8 +65,8 @@ pub struct DenseStats {
 
 impl Dense {
     /// A `dense` retriever for the endpoint in `settings`, caching vectors under
-    /// `<cache_dir>/embeddings/<model>/`. Nothing is read or sent until the first query.
-    pub fn new(settings: &DenseSettings, cache_dir: &Path) -> Result<Dense, RetrieveError> {
+    /// `<settings.cache_dir>/embeddings/<model>/`. Nothing is read or sent until the first query.
+    pub fn new(settings: &DenseSettings) -> Result<Dense, RetrieveError> {
         if settings.endpoint.is_none() {
             return Err(unavailable(
                 "set `retrieve.dense.endpoint` to an OpenAI-compatible server that serves \
@@ -84,7 +84,7 @@ impl Dense {
         Ok(Dense {
             client: Arc::new(client),
             runtime: Some(runtime),
-            cache_dir: VectorCache::dir(cache_dir, &settings.model),
+            cache_dir: VectorCache::dir(&settings.cache_dir, &settings.model),
             cache: Mutex::new(None),
             keys: Mutex::new(HashMap::new()),
             filling: Mutex::new(()),
@@ -356,10 +356,9 @@ mod tests {
             model: "m".into(),
             api_key_env: None,
             timeout_ms: 1000,
+            cache_dir: "/nonexistent".into(),
         };
-        let e = Dense::new(&settings, Path::new("/nonexistent"))
-            .err()
-            .expect("no endpoint");
+        let e = Dense::new(&settings).err().expect("no endpoint");
         assert!(e.to_string().contains("retrieve.dense.endpoint"), "{e}");
     }
 }

@@ -96,11 +96,7 @@ pub fn build(
         }),
         RetrieverSpec::Dataset => Box::new(dataset::Dataset),
         RetrieverSpec::Dense => {
-            return Err(RetrieveError::Unavailable {
-                retriever: "dense".into(),
-                why: "it needs an embeddings endpoint, which arrives with the model backends"
-                    .into(),
-            });
+            Box::new(dense::Dense::new(&settings.dense)?.with_query_lines(settings.query_lines))
         }
         RetrieverSpec::Mmr { inner, lambda } => Box::new(mmr::Mmr {
             inner: build(inner, settings)?,

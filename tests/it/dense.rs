@@ -61,12 +61,13 @@ const PYTHON_FILES: [&str; 5] = [
     "stats/mean.py",
 ];
 
-fn dense_settings(endpoint: &str) -> DenseSettings {
+fn dense_settings(endpoint: &str, cache_dir: &std::path::Path) -> DenseSettings {
     DenseSettings {
         endpoint: Some(endpoint.to_string()),
         model: "smollm2-135m-test".into(),
         api_key_env: None,
         timeout_ms: 60_000,
+        cache_dir: cache_dir.to_path_buf(),
     }
 }
 
@@ -101,11 +102,9 @@ fn dense_finds_the_repeated_chunk_and_its_disk_cache_spares_the_second_run() {
     let (index, _) =
         Index::open_or_build(ws.root(), &ws.index_settings(), &Progress::none()).expect("index");
     let snapshot = index.snapshot();
-    let settings = dense_settings(&server.url);
+    let settings = dense_settings(&server.url, ws.cache.path());
 
-    let first = Dense::new(&settings, ws.cache.path())
-        .expect("dense")
-        .with_query_lines(20);
+    let first = Dense::new(&settings).expect("dense").with_query_lines(20);
     let ranked = rank_all(&first, &ws, &snapshot);
     for (path, hits) in PYTHON_FILES.iter().zip(&ranked) {
         let top = hits.first().unwrap_or_else(|| panic!("{path}: no hits"));
@@ -142,9 +141,7 @@ fn dense_finds_the_repeated_chunk_and_its_disk_cache_spares_the_second_run() {
     drop(first);
 
     // A new retriever (as in a new process) reads the vectors back: no chunk is sent again.
-    let second = Dense::new(&settings, ws.cache.path())
-        .expect("dense")
-        .with_query_lines(20);
+    let second = Dense::new(&settings).expect("dense").with_query_lines(20);
     let again = rank_all(&second, &ws, &snapshot);
     assert_eq!(
         second.stats(),
@@ -200,9 +197,9 @@ fn an_unreachable_endpoint_makes_dense_unavailable_with_the_reason() {
     let (index, _) =
         Index::open_or_build(ws.root(), &ws.index_settings(), &Progress::none()).expect("index");
     let port = servers::free_port();
-    let mut settings = dense_settings(&format!("http://127.0.0.1:{port}"));
+    let mut settings = dense_settings(&format!("http://127.0.0.1:{port}"), ws.cache.path());
     settings.timeout_ms = 2_000;
-    let dense = Dense::new(&settings, ws.cache.path()).expect("nothing is sent yet");
+    let dense = Dense::new(&settings).expect("nothing is sent yet");
     let e = dense
         .retrieve(&index.snapshot(), &query_repeating("def mean(values):"), 3)
         .expect_err("nothing listens");
@@ -210,9 +207,7 @@ fn an_unreachable_endpoint_makes_dense_unavailable_with_the_reason() {
     assert!(e.to_string().contains("cannot connect"), "{e}");
 
     settings.endpoint = Some("not a url".into());
-    let e = Dense::new(&settings, ws.cache.path())
-        .err()
-        .expect("bad url");
+    let e = Dense::new(&settings).err().expect("bad url");
     assert!(
         e.to_string()
             .contains("retrieve.dense.endpoint `not a url`"),
