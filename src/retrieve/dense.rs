@@ -4,13 +4,17 @@
 //!
 //! Chunks are embedded lazily: a query embeds the chunks of its language that no earlier query
 //! (in this process or, through the cache file, any earlier one) embedded, in batches of
-//! [`BATCH_TEXTS`] texts, each batch written to the cache as it arrives. So the *first* query on
-//! a workspace pays for embedding every chunk of its language: the chunk count divided by the
-//! server's embedding throughput. With `llama-server --embedding` running the 135M default model
-//! on 2 CPU cores that is roughly 15–25 twenty-line chunks a second, so a workspace of 2,000
-//! chunks takes a minute or two, once; later queries embed only the query and chunks whose text
-//! changed, and take milliseconds of scoring plus one embeddings request. A chunk longer than
-//! [`MAX_INPUT_BYTES`] is embedded from its first [`MAX_INPUT_BYTES`] bytes.
+//! [`BATCH_TEXTS`] texts, each batch written to the cache as it arrives, and answers only when
+//! all of them have vectors (so results never depend on how far a cache had got). The *first*
+//! query on a workspace therefore pays for embedding every chunk of its language: the chunk
+//! count divided by the server's embedding throughput, which is its prompt-processing speed.
+//! Measured with `llama-server --embedding` running the default 135M model on 2 busy CPU
+//! cores: about 100 tokens a second, 0.6 twenty-line chunks a second, so `click`'s 1,639
+//! Python chunks would take about 45 minutes; a GPU server or a small dedicated embedding model
+//! is tens to hundreds of times faster. [`Dense::warm`] embeds a whole snapshot ahead of time
+//! (for a background task). Later queries embed only the query (one request, about a second on
+//! the same machine) and chunks whose text changed, plus milliseconds of scoring. A chunk
+//! longer than [`MAX_INPUT_BYTES`] is embedded from its first [`MAX_INPUT_BYTES`] bytes.
 //!
 //! The [`Retriever`] trait is synchronous, but HTTP is async: `Dense` owns a one-thread tokio
 //! runtime and hands each request to it, waiting on a channel. That works from any caller: plain
@@ -196,24 +200,7 @@ impl Retriever for Dense {
             return Ok(Vec::new());
         }
         let kind = snapshot.bm25_chunker();
-        // Candidates: (file, chunk index, key), in path and chunk order.
-        let mut candidates = Vec::new();
-        for file in snapshot.files() {
-            if query
-                .language
-                .is_some_and(|l| l.name() != file.language.name())
-            {
-                continue;
-            }
-            let keys = self.file_keys(file, kind, snapshot.len());
-            for (ci, (chunk, k)) in file.chunks(kind).iter().zip(&keys.keys).enumerate() {
-                if let Some(k) = k
-                    && !query.overlaps_own_region(&file.path, &chunk.lines)
-                {
-                    candidates.push((file, ci, *k));
-                }
-            }
-        }
+        let candidates = self.candidates(snapshot, Some(query));
         if candidates.is_empty() {
             return Ok(Vec::new());
         }
@@ -254,13 +241,43 @@ impl Retriever for Dense {
     }
 }
 
+/// A chunk that may be ranked: its file, its index among the file's chunks, its cache key.
+type Candidate<'a> = (&'a Arc<FileEntry>, usize, Key);
+
 impl Dense {
+    /// Embeds every chunk of `snapshot` (all languages) that the cache lacks, so later queries
+    /// send only themselves. Returns the number of chunks embedded. Slow on a CPU server (see
+    /// the module docs): call it from a background task.
+    pub fn warm(&self, snapshot: &Snapshot) -> Result<usize, RetrieveError> {
+        let before = self.chunks_embedded.load(Ordering::Relaxed);
+        self.fill(&self.candidates(snapshot, None), snapshot.bm25_chunker())?;
+        Ok((self.chunks_embedded.load(Ordering::Relaxed) - before) as usize)
+    }
+
+    /// The non-blank `bm25` chunks of the query's language outside its own region (every
+    /// non-blank chunk without a query), in path and chunk order.
+    fn candidates<'a>(&self, snapshot: &'a Snapshot, query: Option<&Query>) -> Vec<Candidate<'a>> {
+        let kind = snapshot.bm25_chunker();
+        let mut candidates = Vec::new();
+        for file in snapshot.files() {
+            let language = query.and_then(|q| q.language);
+            if language.is_some_and(|l| l.name() != file.language.name()) {
+                continue;
+            }
+            let keys = self.file_keys(file, kind, snapshot.len());
+            for (ci, (chunk, k)) in file.chunks(kind).iter().zip(&keys.keys).enumerate() {
+                if let Some(k) = k
+                    && !query.is_some_and(|q| q.overlaps_own_region(&file.path, &chunk.lines))
+                {
+                    candidates.push((file, ci, *k));
+                }
+            }
+        }
+        candidates
+    }
+
     /// Embeds and caches every candidate chunk the cache lacks, batch by batch.
-    fn fill(
-        &self,
-        candidates: &[(&Arc<FileEntry>, usize, Key)],
-        kind: ChunkerKind,
-    ) -> Result<(), RetrieveError> {
+    fn fill(&self, candidates: &[Candidate<'_>], kind: ChunkerKind) -> Result<(), RetrieveError> {
         let _filling = self.filling.lock().unwrap_or_else(|e| e.into_inner());
         let mut missing: Vec<(usize, Key)> = self.with_cache(|cache| {
             candidates
