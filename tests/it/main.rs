@@ -7,6 +7,7 @@ mod cceval_reference;
 mod cli;
 mod config;
 mod index_lifecycle;
+mod model_fetch;
 mod nltk_tokens;
 mod okapi;
 mod support;
