@@ -23,6 +23,8 @@ use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
 
 pub use cache::CachedBackend;
+#[cfg(feature = "embedded")]
+pub use embedded::{EmbeddedBackend, LlamaTokenizer};
 pub(crate) use http::{HttpClient, HttpSettings};
 pub use llamacpp::LlamaCppBackend;
 pub use none::NoBackend;

@@ -33,12 +33,8 @@ pub fn backend_for(
 
 #[cfg(feature = "embedded")]
 fn embedded(settings: &Settings, progress: &Progress) -> Result<Arc<dyn Backend>, BackendError> {
-    let _path = model_path(settings, progress)?;
-    // MERGE: the embedded backend lands with the `embedded` branch.
-    Err(BackendError::Unsupported {
-        backend: "embedded".into(),
-        what: "run yet".into(),
-    })
+    let path = model_path(settings, progress)?;
+    Ok(Arc::new(backend::EmbeddedBackend::load(&path, &settings.model)?))
 }
 
 #[cfg(not(feature = "embedded"))]

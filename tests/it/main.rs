@@ -7,8 +7,11 @@ mod cceval_reference;
 mod cli;
 mod config;
 mod dense;
+#[cfg(feature = "embedded")]
+mod embedded;
 mod http_backends;
 mod index_lifecycle;
+mod model_fetch;
 mod nltk_tokens;
 mod okapi;
 mod postprocess_conformance;
@@ -16,3 +19,5 @@ mod prompt_budget;
 mod servers;
 mod support;
 mod tidy;
+#[cfg(feature = "embedded")]
+mod tokenizer;
