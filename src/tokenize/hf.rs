@@ -1,7 +1,22 @@
 //! A tokenizer built with the `tokenizers` crate, from a GGUF's vocabulary or a tokenizer.json.
+//!
+//! For a GGUF, the BPE model, merges and special tokens come from its `tokenizer.ggml.*` keys
+//! and the pre-tokenizer from `tokenizer.ggml.pre`, written to split text the way llama.cpp's
+//! `llm_tokenizer_bpe` does for that name (its regular expressions, applied in turn, each match
+//! and each gap kept as its own piece). Tests hold the ids equal to llama.cpp's.
 
 use std::path::Path;
 
+use tokenizers::decoders::byte_level::ByteLevel as ByteLevelDecoder;
+use tokenizers::models::bpe::{BPE, Vocab};
+use tokenizers::pre_tokenizers::PreTokenizerWrapper;
+use tokenizers::pre_tokenizers::byte_level::ByteLevel;
+use tokenizers::pre_tokenizers::digits::Digits;
+use tokenizers::pre_tokenizers::sequence::Sequence;
+use tokenizers::pre_tokenizers::split::{Split, SplitPattern};
+use tokenizers::{AddedToken, SplitDelimiterBehavior};
+
+use super::gguf::{GgufMetadata, GgufValue, read_metadata};
 use super::{TokenizeError, Tokenizer};
 
 /// A `tokenizers` tokenizer equal to llama.cpp's for the same GGUF.
@@ -9,11 +24,55 @@ pub struct GgufTokenizer {
     inner: tokenizers::Tokenizer,
 }
 
+/// The `tokenizer.ggml.pre` names [`GgufTokenizer::from_gguf`] supports.
+pub const SUPPORTED_PRE: &[&str] = &[
+    "default",
+    "gpt-2",
+    "smollm",
+    "starcoder",
+    "refact",
+    "command-r",
+    "codeshell",
+    "llama-bpe",
+    "llama3",
+    "llama-v3",
+    "qwen2",
+    "deepseek-coder",
+];
+
+/// GPT-2's pre-tokenizer expression, as llama.cpp writes it.
+const GPT2: &str = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)";
+
+/// Llama 3's, with case-insensitive contractions and numbers in groups of at most three.
+const LLAMA3: &str = r"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+
+/// Qwen 2's: Llama 3's with single digits.
+const QWEN2: &str = r"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+
+/// DeepSeek Coder's, applied one after the other.
+const DEEPSEEK_CODER: &[&str] = &[
+    r"[\r\n]",
+    r"\s?\p{L}+",
+    r"\s?\p{P}+",
+    r"[一-龥ࠀ-一가-퟿]+",
+    r"\p{N}",
+];
+
+/// llama.cpp's token types (`tokenizer.ggml.token_type`) that it matches whole in text.
+const TYPE_UNKNOWN: u64 = 2;
+const TYPE_CONTROL: u64 = 3;
+const TYPE_USER_DEFINED: u64 = 4;
+
 impl GgufTokenizer {
     /// Builds the tokenizer a GGUF describes (`tokenizer.ggml.*` keys).
+    ///
+    /// Supports byte-level BPE vocabularies (`tokenizer.ggml.model = gpt2`) with the
+    /// pre-tokenizers in [`SUPPORTED_PRE`]. SentencePiece vocabularies (`llama`, e.g. Code
+    /// Llama) and others are [`TokenizeError::Unsupported`]: configure `model.tokenizer` with
+    /// the model's tokenizer.json instead.
     pub fn from_gguf(path: &Path) -> Result<GgufTokenizer, TokenizeError> {
-        let _ = path;
-        todo!("tokenize: from GGUF")
+        let meta = read_metadata(path)?;
+        build(path, &meta)
     }
 
     /// Loads a `tokenizer.json`.
@@ -40,5 +99,176 @@ impl Tokenizer for GgufTokenizer {
 
     fn token_id(&self, token: &str) -> Option<u32> {
         self.inner.token_to_id(token)
+    }
+}
+
+fn build(path: &Path, meta: &GgufMetadata) -> Result<GgufTokenizer, TokenizeError> {
+    let model = string(path, meta, "tokenizer.ggml.model")?;
+    if model != "gpt2" {
+        return Err(TokenizeError::Unsupported {
+            path: path.into(),
+            what: format!("tokenizer.ggml.model = {model}"),
+        });
+    }
+    // llama.cpp treats a missing `pre` as `default`.
+    let pre = match meta.get("tokenizer.ggml.pre") {
+        None => "default",
+        Some(value) => value
+            .as_str()
+            .ok_or_else(|| wrong_type(path, "tokenizer.ggml.pre", "a string"))?,
+    };
+    let (pre_tokenizer, ignore_merges) =
+        pre_tokenizer(pre).ok_or_else(|| TokenizeError::Unsupported {
+            path: path.into(),
+            what: format!("tokenizer.ggml.pre = {pre}"),
+        })?;
+    let build_error = |message: String| TokenizeError::Build {
+        path: path.into(),
+        message,
+    };
+
+    let tokens = array(path, meta, "tokenizer.ggml.tokens")?;
+    let mut vocab = Vocab::with_capacity(tokens.len());
+    for (id, token) in tokens.iter().enumerate() {
+        let token = token
+            .as_str()
+            .ok_or_else(|| wrong_type(path, "tokenizer.ggml.tokens", "an array of strings"))?;
+        let id = u32::try_from(id).map_err(|_| build_error("more than 2^32 tokens".into()))?;
+        // A duplicate keeps its first id, as llama.cpp's text-to-token map does.
+        vocab.entry(token.to_string()).or_insert(id);
+    }
+    let merges = array(path, meta, "tokenizer.ggml.merges")?
+        .iter()
+        .map(|merge| {
+            let merge = merge
+                .as_str()
+                .ok_or_else(|| wrong_type(path, "tokenizer.ggml.merges", "an array of strings"))?;
+            let (left, right) = merge
+                .split_once(' ')
+                .ok_or_else(|| TokenizeError::Metadata {
+                    path: path.into(),
+                    key: "tokenizer.ggml.merges".into(),
+                    why: format!("merge {merge:?} has no space"),
+                })?;
+            Ok((left.to_string(), right.to_string()))
+        })
+        .collect::<Result<Vec<_>, TokenizeError>>()?;
+    let bpe = BPE::builder()
+        .vocab_and_merges(vocab, merges)
+        .ignore_merges(ignore_merges)
+        .build()
+        .map_err(|e| build_error(format!("BPE: {e}")))?;
+
+    let mut inner = tokenizers::Tokenizer::new(bpe);
+    inner.with_pre_tokenizer(Some(pre_tokenizer));
+    inner.with_decoder(Some(ByteLevelDecoder::default()));
+    let specials = special_tokens(path, meta, tokens)?;
+    inner
+        .add_special_tokens(specials)
+        .map_err(|e| build_error(format!("special tokens: {e}")))?;
+    Ok(GgufTokenizer { inner })
+}
+
+/// The tokens llama.cpp matches whole before splitting text (unknown, control and
+/// user-defined types), as special added tokens.
+fn special_tokens(
+    path: &Path,
+    meta: &GgufMetadata,
+    tokens: &[GgufValue],
+) -> Result<Vec<AddedToken>, TokenizeError> {
+    let Some(types) = meta.get("tokenizer.ggml.token_type") else {
+        return Ok(Vec::new());
+    };
+    let types = types
+        .as_array()
+        .ok_or_else(|| wrong_type(path, "tokenizer.ggml.token_type", "an array"))?;
+    Ok(types
+        .iter()
+        .zip(tokens)
+        .filter(|(kind, _)| {
+            matches!(
+                kind.as_u64(),
+                Some(TYPE_UNKNOWN | TYPE_CONTROL | TYPE_USER_DEFINED)
+            )
+        })
+        .filter_map(|(_, token)| token.as_str())
+        .filter(|token| !token.is_empty())
+        .map(|token| AddedToken::from(token, true))
+        .collect())
+}
+
+/// The pre-tokenizer llama.cpp uses for `tokenizer.ggml.pre = name`, and whether its BPE
+/// takes a whole word found in the vocabulary before merging (`ignore_merges`).
+fn pre_tokenizer(name: &str) -> Option<(PreTokenizerWrapper, bool)> {
+    // Splits by `expressions` in turn, then maps bytes to GPT-2's byte-level alphabet.
+    let splits = |expressions: &[&str]| -> Option<PreTokenizerWrapper> {
+        let mut steps = Vec::with_capacity(expressions.len() + 1);
+        for expression in expressions {
+            let split = Split::new(
+                SplitPattern::Regex((*expression).to_string()),
+                SplitDelimiterBehavior::Isolated,
+                false,
+            )
+            .ok()?;
+            steps.push(PreTokenizerWrapper::Split(split));
+        }
+        steps.push(PreTokenizerWrapper::ByteLevel(ByteLevel::new(
+            false, true, false,
+        )));
+        Some(PreTokenizerWrapper::Sequence(Sequence::new(steps)))
+    };
+    let gpt2 = || PreTokenizerWrapper::ByteLevel(ByteLevel::new(false, true, true));
+    Some(match name {
+        "gpt-2" => (gpt2(), false),
+        // Digits one by one, then GPT-2's expression (SmolLM, StarCoder, Refact, ...).
+        "smollm" | "starcoder" | "refact" | "command-r" | "codeshell" => (
+            PreTokenizerWrapper::Sequence(Sequence::new(vec![
+                PreTokenizerWrapper::Digits(Digits::new(true)),
+                gpt2(),
+            ])),
+            false,
+        ),
+        "llama-bpe" | "llama3" | "llama-v3" => (splits(&[LLAMA3])?, true),
+        "qwen2" => (splits(&[QWEN2])?, false),
+        "deepseek-coder" => (splits(DEEPSEEK_CODER)?, false),
+        "default" => (
+            splits(&[r"[\p{P}\$\+<=>\^~\|]+", GPT2, r"\p{N}+", "[0-9][0-9][0-9]"])?,
+            false,
+        ),
+        _ => return None,
+    })
+}
+
+fn string<'m>(path: &Path, meta: &'m GgufMetadata, key: &str) -> Result<&'m str, TokenizeError> {
+    meta.get(key)
+        .ok_or_else(|| missing(path, key))?
+        .as_str()
+        .ok_or_else(|| wrong_type(path, key, "a string"))
+}
+
+fn array<'m>(
+    path: &Path,
+    meta: &'m GgufMetadata,
+    key: &str,
+) -> Result<&'m [GgufValue], TokenizeError> {
+    meta.get(key)
+        .ok_or_else(|| missing(path, key))?
+        .as_array()
+        .ok_or_else(|| wrong_type(path, key, "an array"))
+}
+
+fn missing(path: &Path, key: &str) -> TokenizeError {
+    TokenizeError::Metadata {
+        path: path.into(),
+        key: key.into(),
+        why: "missing".into(),
+    }
+}
+
+fn wrong_type(path: &Path, key: &str, expected: &str) -> TokenizeError {
+    TokenizeError::Metadata {
+        path: path.into(),
+        key: key.into(),
+        why: format!("not {expected}"),
     }
 }

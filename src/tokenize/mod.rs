@@ -10,7 +10,7 @@ mod hf;
 use std::path::PathBuf;
 
 pub use gguf::{GgufMetadata, GgufValue, read_metadata};
-pub use hf::GgufTokenizer;
+pub use hf::{GgufTokenizer, SUPPORTED_PRE};
 
 /// A tokenizer: text to token ids and back, and the vocabulary's special tokens.
 pub trait Tokenizer: Send + Sync {

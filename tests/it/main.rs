@@ -6,10 +6,15 @@ mod cceval_records;
 mod cceval_reference;
 mod cli;
 mod config;
+#[cfg(feature = "embedded")]
+mod embedded;
 mod index_lifecycle;
+mod model_fetch;
 mod nltk_tokens;
 mod okapi;
 mod postprocess_conformance;
 mod prompt_budget;
 mod support;
 mod tidy;
+#[cfg(feature = "embedded")]
+mod tokenizer;
