@@ -179,3 +179,12 @@ fn degenerate_budgets_with_the_real_tokenizer() {
         }
     }
 }
+
+/// SmolLM2's vocabulary has chat tokens (`<|im_start|>`) but no fill-in-the-middle tokens, so
+/// the default model gets the plain template.
+#[test]
+fn the_default_model_is_detected_as_plain() {
+    let tokenizer = real_tokenizer();
+    assert!(tokenizer.token_id("<|im_start|>").is_some());
+    assert_eq!(Template::detect(&tokenizer), Template::Plain);
+}
