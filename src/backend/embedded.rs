@@ -34,7 +34,7 @@ use crate::config::ModelSettings;
 use crate::tokenize::Tokenizer;
 
 /// Prompt tokens decoded per llama.cpp call; cancellation is checked between calls.
-const PROMPT_CHUNK: usize = 128;
+const PROMPT_CHUNK: usize = 512;
 
 /// llama.cpp in-process.
 pub struct EmbeddedBackend {

@@ -125,7 +125,11 @@ pub fn run(args: &BenchModelArgs) -> anyhow::Result<()> {
                 generated_tokens: timings.predicted_n,
                 generate_ms: timings.predicted_ms,
             });
-            agree += usize::from(&text == ours);
+            if &text == ours {
+                agree += 1;
+            } else {
+                tracing::debug!(server = ?text, embedded = ?ours, "greedy outputs differ");
+            }
         }
     }
 

@@ -34,7 +34,10 @@ pub fn backend_for(
 #[cfg(feature = "embedded")]
 fn embedded(settings: &Settings, progress: &Progress) -> Result<Arc<dyn Backend>, BackendError> {
     let path = model_path(settings, progress)?;
-    Ok(Arc::new(backend::EmbeddedBackend::load(&path, &settings.model)?))
+    Ok(Arc::new(backend::EmbeddedBackend::load(
+        &path,
+        &settings.model,
+    )?))
 }
 
 #[cfg(not(feature = "embedded"))]
