@@ -88,8 +88,34 @@ pub fn run(args: &BenchModelArgs) -> anyhow::Result<()> {
         stop: Vec::new(),
     };
 
+    // The server starts first so that the two sides alternate prompt by prompt: load on the
+    // machine then falls on both alike. One untimed warm-up each.
+    let llama = match &args.llama_server {
+        Some(bin) => {
+            let model = crossfile::model::resolve(
+                settings.model.path.as_deref(),
+                &settings.index.cache_dir,
+                &Progress::none(),
+            )?;
+            Some(runtime.block_on(LlamaServer::start(
+                bin,
+                &model,
+                settings.model.n_ctx,
+                settings.model.threads,
+                &[],
+            ))?)
+        }
+        None => None,
+    };
+    if let Some(warm) = prompts.first() {
+        runtime.block_on(backend.generate(&request(warm), &cancel))?;
+        if let Some(llama) = &llama {
+            runtime.block_on(llama.complete_with_timings(warm, args.new_tokens))?;
+        }
+    }
     let mut embedded = Speed::default();
-    let mut embedded_texts = Vec::new();
+    let mut server = Speed::default();
+    let mut agree = 0;
     for prompt in &prompts {
         let g = runtime.block_on(backend.generate(&request(prompt), &cancel))?;
         embedded.add(Speed {
@@ -98,40 +124,22 @@ pub fn run(args: &BenchModelArgs) -> anyhow::Result<()> {
             generated_tokens: f64::from(g.generated_tokens.unwrap_or(0)),
             generate_ms: g.generate_ms.unwrap_or(f64::NAN),
         });
-        embedded_texts.push(g.text);
-    }
-
-    let mut server = Speed::default();
-    let mut agree = 0;
-    if let Some(bin) = &args.llama_server {
-        let model = crossfile::model::resolve(
-            settings.model.path.as_deref(),
-            &settings.index.cache_dir,
-            &Progress::none(),
-        )?;
-        let llama = runtime.block_on(LlamaServer::start(
-            bin,
-            &model,
-            settings.model.n_ctx,
-            settings.model.threads,
-            &[],
-        ))?;
-        for (prompt, ours) in prompts.iter().zip(&embedded_texts) {
-            let (text, timings) =
-                runtime.block_on(llama.complete_with_timings(prompt, args.new_tokens))?;
-            server.add(Speed {
-                prompt_tokens: timings.prompt_n,
-                prompt_ms: timings.prompt_ms,
-                generated_tokens: timings.predicted_n,
-                generate_ms: timings.predicted_ms,
-            });
-            if &text == ours {
-                agree += 1;
-            } else {
-                tracing::debug!(server = ?text, embedded = ?ours, "greedy outputs differ");
-            }
+        let Some(llama) = &llama else { continue };
+        let (text, timings) =
+            runtime.block_on(llama.complete_with_timings(prompt, args.new_tokens))?;
+        server.add(Speed {
+            prompt_tokens: timings.prompt_n,
+            prompt_ms: timings.prompt_ms,
+            generated_tokens: timings.predicted_n,
+            generate_ms: timings.predicted_ms,
+        });
+        if text == g.text {
+            agree += 1;
+        } else {
+            tracing::debug!(server = ?text, embedded = ?g.text, server_prompt_tokens = timings.prompt_n, embedded_prompt_tokens = ?g.prompt_tokens, "greedy outputs differ");
         }
     }
+    drop(llama);
 
     // End to end through the pipeline.
     let completer = Completer::new(&settings, backend.clone(), tokenizer.clone());
@@ -140,6 +148,7 @@ pub fn run(args: &BenchModelArgs) -> anyhow::Result<()> {
         &settings.retrieve,
     )?);
     let mut stages: Vec<[f64; 5]> = Vec::new();
+    let mut prompt_tokens = Vec::new();
     let mut totals = Vec::new();
     for query in queries.into_iter().skip(args.prompts) {
         let started = Instant::now();
@@ -152,6 +161,7 @@ pub fn run(args: &BenchModelArgs) -> anyhow::Result<()> {
         ))?;
         totals.push(started.elapsed().as_secs_f64() * 1e3);
         let t = c.timings;
+        prompt_tokens.push(f64::from(c.prompt.tokens.total));
         stages.push([
             t.retrieve_ms,
             t.prompt_ms,
@@ -177,6 +187,7 @@ pub fn run(args: &BenchModelArgs) -> anyhow::Result<()> {
         "complete": {
             "cursors": totals.len(),
             "retriever": settings.retrieve.retriever.to_string(),
+            "p50_prompt_tokens": p50(&prompt_tokens),
             "p50_ms": {"total": p50(&totals), "retrieve": p50(&column(0)), "prompt": p50(&column(1)), "generate": p50(&column(2)),
                         "postprocess": p50(&column(3)), "first_token": p50(&column(4))},
         },
@@ -205,8 +216,9 @@ pub fn run(args: &BenchModelArgs) -> anyhow::Result<()> {
         ));
     }
     out.push_str(&format!(
-        "complete (p50 of {}): total {:.0} ms = retrieve {:.1} + prompt {:.1} + generate {:.0} + postprocess {:.2}; first token {:.0} ms\n",
+        "complete (p50 of {}, prompts of {:.0} tokens): total {:.0} ms = retrieve {:.1} + prompt {:.1} + generate {:.0} + postprocess {:.2}; first token {:.0} ms\n",
         totals.len(),
+        p50(&prompt_tokens),
         p50(&totals),
         p50(&column(0)),
         p50(&column(1)),

@@ -174,7 +174,27 @@ impl Options {
                 });
             }
         };
-        Options::parse_toml(&text, Source::File(path.into())).map(Some)
+        let mut options = Options::parse_toml(&text, Source::File(path.into()))?;
+        if let Some(dir) = path.parent() {
+            options.resolve_paths(dir);
+        }
+        Ok(Some(options))
+    }
+
+    /// Makes the file paths of a configuration file relative to the file's directory.
+    fn resolve_paths(&mut self, dir: &Path) {
+        let resolve = |p: &mut Option<PathBuf>| {
+            if let Some(path) = p.as_mut().filter(|p| p.is_relative()) {
+                *path = dir.join(&*path);
+            }
+        };
+        if let Some(index) = self.index.as_mut() {
+            resolve(&mut index.cache_dir);
+        }
+        if let Some(model) = self.model.as_mut() {
+            resolve(&mut model.path);
+            resolve(&mut model.tokenizer);
+        }
     }
 
     /// Parses TOML text and checks it, naming `source` in errors.

@@ -104,3 +104,28 @@ fn the_user_file_is_a_layer_under_the_workspace_file() {
         "{err}"
     );
 }
+
+#[test]
+fn relative_paths_in_a_file_are_relative_to_that_file() {
+    let ws = Workspace::new(
+        "//- crossfile.toml\n[model]\npath = \"models/m.gguf\"\ntokenizer = \"/abs/tokenizer.json\"\n[index]\ncache_dir = \"../cache\"\n",
+    );
+    let settings = Settings::load_layers(None, ws.root(), Options::default()).expect("valid");
+    assert_eq!(
+        settings.model.path.as_deref(),
+        Some(ws.root().join("models/m.gguf").as_path())
+    );
+    assert_eq!(
+        settings.model.tokenizer.as_deref(),
+        Some(std::path::Path::new("/abs/tokenizer.json"))
+    );
+    assert_eq!(settings.index.cache_dir, ws.root().join("../cache"));
+    // Flags are relative to the working directory, as any command-line path.
+    let flags =
+        Options::parse_toml("[model]\npath = \"here.gguf\"\n", Source::CommandLine).expect("flags");
+    let settings = Settings::load_layers(None, ws.root(), flags).expect("valid");
+    assert_eq!(
+        settings.model.path.as_deref(),
+        Some(std::path::Path::new("here.gguf"))
+    );
+}

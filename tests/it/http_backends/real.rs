@@ -1,5 +1,6 @@
 //! HTTP backends against real servers: `llama-server` (`llamacpp`: `/completion`, `/infill`)
-//! and llama-cpp-python (`openai`, `openai-chat`), and the greedy parity of the two.
+//! and llama-cpp-python (`openai`, `openai-chat`), and the greedy parity of the two servers and
+//! of `llama-server` and the embedded backend.
 
 use crossfile::backend::{
     Backend, BackendKind, FimParts, LlamaCppBackend, OpenAiBackend, OpenAiChatBackend,
@@ -138,36 +139,72 @@ fn openai_and_openai_chat_against_llama_cpp_python() {
 #[test]
 fn greedy_parity_between_llama_server_and_llama_cpp_python() {
     let _one = servers::exclusive();
-    let upstream = {
-        let server = servers::llama_server(&[]);
-        let backend = LlamaCppBackend::new(&real_settings(BackendKind::LlamaCpp, &server.url))
-            .expect("settings");
-        complete_all(&backend)
-    };
+    let upstream = llama_server_completions();
     let python = {
         let server = servers::llama_cpp_python();
         let backend =
             OpenAiBackend::new(&real_settings(BackendKind::OpenAi, &server.url)).expect("settings");
         complete_all(&backend)
     };
+    assert_parity(("llama-server", &upstream), ("llama-cpp-python", &python));
+}
+
+/// Greedy output of the embedded backend and of `llama-server`, same GGUF, context (2048) and
+/// threads (2), for the same prompts. Both are built for the host CPU (the embedded llama.cpp
+/// through `.cargo/config.toml`'s `target-cpu=native`, llama-server by llama.cpp's default), and
+/// then all 8 agree; an AVX2-only embedded build agreed with an AVX-512 server on 2 of 8 prompts
+/// of `bench model`.
+#[cfg(feature = "embedded")]
+#[test]
+fn greedy_parity_between_the_embedded_backend_and_llama_server() {
+    let _one = servers::exclusive();
+    let upstream = llama_server_completions();
+    let settings = crossfile::config::ModelSettings {
+        path: None,
+        n_ctx: 2048,
+        threads: 2,
+        tokenizer: None,
+    };
+    let embedded = crossfile::backend::EmbeddedBackend::load(&servers::default_gguf(), &settings)
+        .expect("load the model");
+    let ours = complete_all(&embedded);
+    assert_parity(("llama-server", &upstream), ("embedded", &ours));
+}
+
+/// [`PROMPTS`] completed by a `llama-server` started for the purpose.
+fn llama_server_completions() -> Vec<String> {
+    let server = servers::llama_server(&[]);
+    let backend =
+        LlamaCppBackend::new(&real_settings(BackendKind::LlamaCpp, &server.url)).expect("settings");
+    complete_all(&backend)
+}
+
+/// Prints both sides' outputs for each prompt and asserts that they are all identical.
+fn assert_parity(a: (&str, &[String]), b: (&str, &[String])) {
     let mut agree = 0;
-    for ((prompt, a), b) in PROMPTS.iter().zip(&upstream).zip(&python) {
-        let same = a == b;
+    for ((prompt, x), y) in PROMPTS.iter().zip(a.1).zip(b.1) {
+        let same = x == y;
         agree += usize::from(same);
         eprintln!(
-            "{} {:?}\n  llama-server:     {a:?}\n  llama-cpp-python: {b:?}",
+            "{} {:?}\n  {:<16}  {x:?}\n  {:<16}  {y:?}",
             if same { "SAME" } else { "DIFF" },
-            prompt.lines().last().unwrap_or("")
+            prompt.lines().last().unwrap_or(""),
+            a.0,
+            b.0
         );
     }
     eprintln!(
-        "greedy parity: {agree} of {} prompts identical",
+        "greedy parity, {} and {}: {agree} of {} prompts identical",
+        a.0,
+        b.0,
         PROMPTS.len()
     );
-    assert!(upstream.iter().chain(&python).all(|t| !t.is_empty()));
+    assert!(a.1.iter().chain(b.1).all(|t| !t.is_empty()));
     assert_eq!(
         agree,
         PROMPTS.len(),
-        "greedy output differs between the servers"
+        "greedy output differs between {} and {}",
+        a.0,
+        b.0
     );
 }
