@@ -1,8 +1,9 @@
-//! Benchmarks over real workspaces: deterministic cursor sampling and a measured llama-server
-//! peer for performance runs and tests; benchmark cases, replay, metrics and reports come with
-//! the replay issue.
+//! Benchmarks: case formats and run records of benchmark replay, deterministic cursor sampling,
+//! and a measured llama-server peer for performance runs and tests.
 
 mod cursors;
+pub mod formats;
+pub mod record;
 mod server;
 
 pub use cursors::{SplitMix64, sample_cursors};
