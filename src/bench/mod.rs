@@ -1,10 +1,21 @@
-//! Benchmarks: case formats and run records of benchmark replay, deterministic cursor sampling,
+//! Benchmarks: benchmark cases and their replay into run files, deterministic cursor sampling,
 //! and a measured llama-server peer for performance runs and tests.
 
+mod case;
 mod cursors;
+mod error;
 pub mod formats;
 pub mod record;
+pub mod run;
+mod run_file;
+mod score;
 mod server;
+mod view;
 
+pub use case::{Case, CaseFormat, CaseProblem, LoadedCases, Target, load_cases};
 pub use cursors::{SplitMix64, sample_cursors};
+pub use error::BenchError;
+pub use run_file::{Resumed, RunFile};
+pub use score::score;
 pub use server::{LlamaServer, ServerError, ServerTimings};
+pub use view::CaseView;

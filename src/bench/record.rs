@@ -26,7 +26,7 @@ pub struct RunRecord {
     /// The repository folder under `--repos` and the file, workspace-relative.
     pub repository: String,
     pub path: String,
-    /// The cursor, 0-based line and column (characters).
+    /// The cursor, 0-based line and column (characters; 0 when the case could not be laid out).
     pub line: u32,
     pub col: u32,
     /// True for retrievers that see the reference (`oracle`): an upper bound, not a result.
@@ -62,9 +62,10 @@ pub struct RunRecord {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ChunkRef {
     pub path: String,
-    /// 1-based, inclusive, as `retrieve --json` prints them.
-    pub start_line: u32,
-    pub end_line: u32,
+    /// 1-based, inclusive, as `retrieve --json` prints them; `None` for context a case ships
+    /// with (CrossCodeEval's `crossfile_context` names files, not lines).
+    pub start_line: Option<u32>,
+    pub end_line: Option<u32>,
     pub score: f64,
 }
 

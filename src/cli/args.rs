@@ -125,6 +125,8 @@ pub enum BenchCommand {
     Perf(PerfArgs),
     /// Generation speed of the embedded backend against llama-server, and `complete` latency by stage.
     Model(BenchModelArgs),
+    /// Replay benchmark cases with retrievers into a resumable run file, scoring each.
+    Run(Box<super::bench_run::BenchRunArgs>),
 }
 
 #[derive(Debug, Args)]

@@ -5,6 +5,7 @@
 
 mod args;
 mod bench_model;
+mod bench_run;
 mod complete_cmd;
 mod index_cmd;
 mod model_cmd;
@@ -30,6 +31,7 @@ pub fn run() -> ExitCode {
         Command::Model(args::ModelCommand::Fetch(args)) => model_cmd::fetch(args),
         Command::Bench(args::BenchCommand::Perf(args)) => perf::run(args),
         Command::Bench(args::BenchCommand::Model(args)) => bench_model::run(args),
+        Command::Bench(args::BenchCommand::Run(args)) => bench_run::run_cmd(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

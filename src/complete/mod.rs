@@ -98,6 +98,12 @@ impl Completer {
         self
     }
 
+    /// The same completer generating at most `tokens` tokens (a benchmark's protocol).
+    pub fn with_max_new_tokens(mut self, tokens: u32) -> Completer {
+        self.budget.max_new_tokens = tokens;
+        self
+    }
+
     pub fn template(&self) -> Template {
         self.template
     }

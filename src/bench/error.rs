@@ -1,0 +1,32 @@
+//! Errors of benchmark loading, replay and run files.
+
+use std::path::PathBuf;
+
+/// A benchmark problem that stops the command (a bad record or case is reported, not this).
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    #[error("cannot read {}: {error}", .path.display())]
+    Read {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("cannot write {}: {error}", .path.display())]
+    Write {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    /// A case that cannot be replayed (recorded as that case's error, never fatal to a run).
+    #[error("case {id}: {message}")]
+    Case { id: String, message: String },
+    /// A run file that is not one (a torn last line is not this: it is cut off).
+    #[error("{}:{line}: {message}", .path.display())]
+    RunFile {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+    #[error(transparent)]
+    Index(#[from] crate::index::IndexError),
+    #[error(transparent)]
+    Retrieve(#[from] crate::retrieve::RetrieveError),
+}

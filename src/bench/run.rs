@@ -1,0 +1,379 @@
+//! The replay runner of `bench run`: every (case, retriever) pair not yet in the run file is
+//! laid out in its repository, retrieved, prompted, generated, post-processed and scored, and
+//! appended to the run file as soon as it finishes.
+//!
+//! Cases are taken repository by repository. Each repository has its own index in
+//! `<cache_dir>/bench/` (never the user's index of the same folder, since cases rewrite files in
+//! it). For each case the case's file is indexed as the case shows it — the left context, plus
+//! the right context only when the prompt template uses it — so no chunk can hold the
+//! reference (the leakage rule, DESIGN.md section 4); the snapshot taken then is what every
+//! retriever of that case ranks, and the file is read back from disk before the next case.
+//! Completions run concurrently, at most `jobs` at a time; a failure of one (a dead backend, a
+//! case that does not fit its repository) is recorded as that pair's error, never as a miss,
+//! and the run goes on.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::time::Instant;
+
+use tokio_util::sync::CancellationToken;
+
+use super::BenchError;
+use super::case::{Case, Target};
+use super::record::{ChunkRef, PromptTokenCounts, RUN_FORMAT, RunError, RunRecord, StageTimings};
+use super::run_file::RunFile;
+use super::score::score;
+use super::view::CaseView;
+use crate::complete::{CompleteError, Completer, Completion};
+use crate::config::{IndexSettings, RetrieveSettings};
+use crate::index::{Index, Progress, Snapshot};
+use crate::postprocess::Unit;
+use crate::retrieve::{self, Query, Retriever, RetrieverSpec};
+
+/// Tokens generated for a function body when `--max-new-tokens` is not given.
+pub const FUNCTION_MAX_NEW_TOKENS: u32 = 256;
+
+/// What to run.
+pub struct RunPlan<'a> {
+    pub cases: &'a [Case],
+    pub retrievers: Vec<RetrieverSpec>,
+    /// The folder holding each case's repository as `<repos>/<repository>`.
+    pub repos: PathBuf,
+    /// Completions in flight at once.
+    pub jobs: usize,
+    pub top_k: usize,
+    /// Tokens to generate; `None` keeps the completer's (line cases) or
+    /// [`FUNCTION_MAX_NEW_TOKENS`] (function bodies).
+    pub max_new_tokens: Option<u32>,
+    /// Indexes of the cases' repositories (their `cache_dir` gets a `bench/` below it).
+    pub index: IndexSettings,
+    pub retrieve: RetrieveSettings,
+}
+
+/// Progress of a run, for a progress bar.
+pub enum RunEvent<'a> {
+    /// Pairs to run now, and pairs the run file already had.
+    Start { pending: usize, done: usize },
+    /// A pair finished and was written.
+    Record(&'a RunRecord),
+}
+
+/// Replays every pair of `plan` not in `done`, appending each to `file`.
+pub fn run(
+    plan: &RunPlan<'_>,
+    completer: &Completer,
+    runtime: &tokio::runtime::Runtime,
+    file: &mut RunFile,
+    done: &HashSet<(String, String)>,
+    on_event: &mut dyn FnMut(RunEvent<'_>),
+) -> Result<(), BenchError> {
+    let retrievers: Vec<(String, Arc<dyn Retriever>)> = plan
+        .retrievers
+        .iter()
+        .map(|spec| retrieve::build(spec, &plan.retrieve).map(|r| (spec.to_string(), Arc::from(r))))
+        .collect::<Result<_, _>>()?;
+    let pending: Vec<(usize, Vec<usize>)> = plan
+        .cases
+        .iter()
+        .enumerate()
+        .map(|(c, case)| {
+            let todo = (0..retrievers.len())
+                .filter(|&r| !done.contains(&(case.id.clone(), retrievers[r].0.clone())))
+                .collect::<Vec<_>>();
+            (c, todo)
+        })
+        .filter(|(_, todo)| !todo.is_empty())
+        .collect();
+    on_event(RunEvent::Start {
+        pending: pending.iter().map(|(_, t)| t.len()).sum(),
+        done: done.len(),
+    });
+
+    let mut by_repository: BTreeMap<&str, Vec<(usize, Vec<usize>)>> = BTreeMap::new();
+    for (c, todo) in pending {
+        by_repository
+            .entry(&plan.cases[c].repository)
+            .or_default()
+            .push((c, todo));
+    }
+    let mut index_settings = plan.index.clone();
+    index_settings.cache_dir = plan.index.cache_dir.join("bench");
+    let (sender, results) = mpsc::channel::<Finished>();
+    let mut pool = Pool {
+        jobs: plan.jobs.max(1),
+        in_flight: 0,
+        results,
+        file,
+        on_event,
+    };
+    let uses_right = completer.template().is_fim();
+    for (repository, cases) in by_repository {
+        let root = plan.repos.join(repository);
+        let index = if root.is_dir() {
+            Some(Index::open_or_build(&root, &index_settings, &Progress::none())?.0)
+        } else {
+            None
+        };
+        for (c, todo) in cases {
+            let case = &plan.cases[c];
+            let laid_out = CaseView::new(case, &plan.repos).and_then(|view| {
+                let index = index.as_ref().ok_or_else(|| BenchError::Case {
+                    id: case.id.clone(),
+                    message: format!("the repository folder {} does not exist", root.display()),
+                })?;
+                index.update_text(&view.path, &view.indexed_text(uses_right))?;
+                let col = view
+                    .left
+                    .rsplit('\n')
+                    .next()
+                    .map_or(0, |l| l.chars().count());
+                let col = u32::try_from(col).unwrap_or(u32::MAX);
+                Ok((view.query(case)?, index.snapshot(), view.path, col))
+            });
+            let (query, snapshot, path, col) = match laid_out {
+                Ok(laid_out) => laid_out,
+                Err(e) => {
+                    for r in todo {
+                        let record = failed(case, &retrievers[r].0, case_error(&e));
+                        pool.write(&record)?;
+                    }
+                    continue;
+                }
+            };
+            let completer = completer_for(completer, case, plan.max_new_tokens);
+            for r in todo {
+                pool.wait_for_room()?;
+                let task = Task {
+                    case: case.clone(),
+                    retriever_name: retrievers[r].0.clone(),
+                    retriever: retrievers[r].1.clone(),
+                    completer: completer.clone(),
+                    snapshot: snapshot.clone(),
+                    query: query.clone(),
+                    col,
+                    top_k: plan.top_k,
+                };
+                let sender = sender.clone();
+                pool.in_flight += 1;
+                runtime.spawn(async move {
+                    let finished = task.run().await;
+                    // The receiver lives until every task has reported.
+                    let _ = sender.send(finished);
+                });
+            }
+            if let Some(index) = &index {
+                index.update_files(&[&path])?;
+            }
+        }
+    }
+    while pool.in_flight > 0 {
+        pool.receive()?;
+    }
+    Ok(())
+}
+
+/// The completer for a case's protocol: CrossCodeEval cuts to one statement (its metrics cut the
+/// raw suggestion again themselves), RepoEval to a line or a block.
+fn completer_for(base: &Completer, case: &Case, max_new_tokens: Option<u32>) -> Completer {
+    let unit = match (case.format, case.target) {
+        (super::CaseFormat::Cceval, _) => Unit::Statement,
+        (_, Target::Line) => Unit::Line,
+        (_, Target::Function) => Unit::Block,
+    };
+    let completer = base.clone().with_unit(unit);
+    match (max_new_tokens, case.target) {
+        (Some(n), _) => completer.with_max_new_tokens(n),
+        (None, Target::Function) => completer.with_max_new_tokens(FUNCTION_MAX_NEW_TOKENS),
+        (None, Target::Line) => completer,
+    }
+}
+
+/// Completions in flight and the writer of finished ones.
+struct Pool<'f, 'e> {
+    jobs: usize,
+    in_flight: usize,
+    results: mpsc::Receiver<Finished>,
+    file: &'f mut RunFile,
+    on_event: &'e mut dyn FnMut(RunEvent<'_>),
+}
+
+impl Pool<'_, '_> {
+    fn wait_for_room(&mut self) -> Result<(), BenchError> {
+        while self.in_flight >= self.jobs {
+            self.receive()?;
+        }
+        Ok(())
+    }
+
+    fn receive(&mut self) -> Result<(), BenchError> {
+        let finished = self.results.recv().map_err(|_| BenchError::Case {
+            id: String::new(),
+            message: "a completion task ended without reporting".into(),
+        })?;
+        self.in_flight -= 1;
+        self.write(&finished.record)
+    }
+
+    fn write(&mut self, record: &RunRecord) -> Result<(), BenchError> {
+        self.file.append(record)?;
+        (self.on_event)(RunEvent::Record(record));
+        Ok(())
+    }
+}
+
+struct Task {
+    case: Case,
+    retriever_name: String,
+    retriever: Arc<dyn Retriever>,
+    completer: Completer,
+    snapshot: Arc<Snapshot>,
+    query: Query,
+    /// The cursor's column, in characters.
+    col: u32,
+    top_k: usize,
+}
+
+struct Finished {
+    record: RunRecord,
+}
+
+impl Task {
+    async fn run(self) -> Finished {
+        let started = Instant::now();
+        let outcome = self
+            .completer
+            .complete(
+                self.snapshot,
+                self.query,
+                self.retriever,
+                self.top_k,
+                &CancellationToken::new(),
+            )
+            .await;
+        let total = started.elapsed().as_secs_f64() * 1e3;
+        let record = match outcome {
+            Ok(completion) => RunRecord {
+                col: self.col,
+                ..scored(
+                    &self.case,
+                    &self.retriever_name,
+                    &self.completer,
+                    completion,
+                    total,
+                )
+            },
+            Err(e) => failed(&self.case, &self.retriever_name, complete_error(&e)),
+        };
+        Finished { record }
+    }
+}
+
+fn scored(
+    case: &Case,
+    retriever: &str,
+    completer: &Completer,
+    c: Completion,
+    total_ms: f64,
+) -> RunRecord {
+    let t = &c.prompt.tokens;
+    RunRecord {
+        chunks: c
+            .hits
+            .iter()
+            .map(|h| ChunkRef {
+                path: h.path.clone(),
+                start_line: h.chunker.map(|_| h.lines.start + 1),
+                end_line: h.chunker.map(|_| h.lines.end),
+                score: h.score,
+            })
+            .collect(),
+        prompt_tokens: PromptTokenCounts {
+            crossfile: t.crossfile,
+            left: t.left,
+            right: t.right,
+            total: t.total,
+        },
+        prompt_hash: blake3::hash(c.prompt.text.as_bytes()).to_hex().to_string(),
+        prompt: c.prompt.text,
+        metrics: score(case, &c.raw_suggestion),
+        raw_suggestion: c.raw_suggestion,
+        suggestion: c.suggestion,
+        backend: completer.backend().name().to_string(),
+        template: completer.template().name().to_string(),
+        timings_ms: StageTimings {
+            retrieve: c.timings.retrieve_ms,
+            prompt: c.timings.prompt_ms,
+            generate: c.timings.generate_ms,
+            postprocess: c.timings.postprocess_ms,
+            total: total_ms,
+        },
+        ..failed(case, retriever, None)
+    }
+}
+
+/// A record without a completion: `error` says why (or, with `None`, a base to fill in).
+fn failed(case: &Case, retriever: &str, error: Option<RunError>) -> RunRecord {
+    let upper_bound = retriever
+        .parse::<RetrieverSpec>()
+        .is_ok_and(|s| s.is_upper_bound());
+    RunRecord {
+        version: RUN_FORMAT,
+        case_id: case.id.clone(),
+        retriever: retriever.to_string(),
+        format: case.format.name().to_string(),
+        language: case.language.name().to_string(),
+        repository: case.repository.clone(),
+        path: case.path.clone(),
+        line: case.line,
+        col: 0,
+        upper_bound,
+        backend: String::new(),
+        template: String::new(),
+        chunks: Vec::new(),
+        prompt_tokens: PromptTokenCounts::default(),
+        prompt_hash: String::new(),
+        prompt: String::new(),
+        raw_suggestion: String::new(),
+        suggestion: String::new(),
+        reference: case.reference.clone(),
+        metrics: BTreeMap::new(),
+        timings_ms: StageTimings::default(),
+        error,
+    }
+}
+
+fn case_error(e: &BenchError) -> Option<RunError> {
+    let kind = match e {
+        BenchError::Index(_) => "index",
+        BenchError::Retrieve(_) => "retrieve",
+        _ => "case",
+    };
+    Some(RunError {
+        kind: kind.into(),
+        message: e.to_string(),
+    })
+}
+
+fn complete_error(e: &CompleteError) -> Option<RunError> {
+    let kind = match e {
+        CompleteError::Retrieve(_) => "retrieve".to_string(),
+        CompleteError::Backend(b) => format!("backend.{}", b.kind()),
+        CompleteError::Task(_) => "internal".to_string(),
+    };
+    Some(RunError {
+        kind,
+        message: e.to_string(),
+    })
+}
+
+/// The distinct retriever names of records, in order of first appearance.
+pub fn retrievers_of(records: &[RunRecord]) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    records
+        .iter()
+        .filter(|r| seen.insert(r.retriever.clone()))
+        .map(|r| r.retriever.clone())
+        .collect()
+}

@@ -1,0 +1,242 @@
+//! `crossfile bench run`: replay benchmark cases with one or more retrievers into a resumable
+//! run file, with a progress bar (ETA and running scores) on stderr and a summary on stdout.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::json;
+
+use crossfile::bench::record::RunRecord;
+use crossfile::bench::run::{RunEvent, RunPlan, run};
+use crossfile::bench::{CaseFormat, RunFile, load_cases};
+use crossfile::complete::{Completer, backend_for, tokenizer_for};
+use crossfile::config::Settings;
+use crossfile::retrieve::RetrieverSpec;
+
+use super::args::IndexFlags;
+use super::progress::bytes_bar;
+
+#[derive(Debug, Args)]
+pub struct BenchRunArgs {
+    /// The cases' format: cceval or repoeval.
+    #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
+    pub format: CaseFormat,
+    /// The cases file (jsonl).
+    #[arg(long, value_name = "FILE")]
+    pub cases: PathBuf,
+    /// The folder holding each case's repository as DIR/<repository>.
+    #[arg(long, value_name = "DIR")]
+    pub repos: PathBuf,
+    /// Retriever specs, comma-separated; each case runs with each.
+    #[arg(long, value_name = "SPEC[,SPEC...]")]
+    pub retriever: String,
+    /// Backend: embedded, openai, openai-chat, ollama, tgi, llamacpp or none.
+    #[arg(long, value_name = "NAME")]
+    pub backend: Option<String>,
+    /// Base URL of an HTTP backend.
+    #[arg(long, value_name = "URL")]
+    pub endpoint: Option<String>,
+    /// A GGUF model file (default: the fetched default model).
+    #[arg(long, value_name = "GGUF")]
+    pub model: Option<PathBuf>,
+    /// The run file: one JSON line per case and retriever; an existing one is resumed.
+    #[arg(long, value_name = "RUN.jsonl")]
+    pub out: PathBuf,
+    /// Completions in flight at once (default: the number of cores).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Run only the first N cases of the file.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// Chunks retrieved per case.
+    #[arg(long, value_name = "N")]
+    pub top_k: Option<usize>,
+    /// Tokens to generate (default: prompt.max_new_tokens for line cases, 256 for function
+    /// bodies).
+    #[arg(long, value_name = "N")]
+    pub max_new_tokens: Option<u32>,
+    /// The model's context size (model.n_ctx).
+    #[arg(long, value_name = "TOKENS")]
+    pub n_ctx: Option<u32>,
+    #[command(flatten)]
+    pub index: IndexFlags,
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn parse_format(name: &str) -> Result<CaseFormat, String> {
+    CaseFormat::from_name(name)
+        .ok_or_else(|| format!("unknown format {name:?}: cceval or repoeval"))
+}
+
+pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
+    let retrievers = RetrieverSpec::parse_list(&args.retriever)?;
+    let mut options = args.index.options();
+    let backend = options.backend.get_or_insert_default();
+    backend.kind = args.backend.clone();
+    backend.endpoint = args.endpoint.clone();
+    let model = options.model.get_or_insert_default();
+    model.path = args.model.clone();
+    model.n_ctx = args.n_ctx;
+    let settings = Settings::load_with(std::path::Path::new("."), options)?;
+
+    let loaded = load_cases(&args.cases, args.format)?;
+    for problem in &loaded.problems {
+        tracing::warn!("skipped: {problem}");
+    }
+    let cases = &loaded.cases[..args.limit.unwrap_or(usize::MAX).min(loaded.cases.len())];
+    let (mut file, resumed) = RunFile::open(&args.out)?;
+    if resumed.torn_bytes > 0 {
+        tracing::warn!(
+            "{}: cut off a torn last line ({} bytes) left by a killed run",
+            args.out.display(),
+            resumed.torn_bytes
+        );
+    }
+
+    let fetch_bar = bytes_bar("downloading the default model");
+    let backend = backend_for(&settings, &fetch_bar)?;
+    let tokenizer = tokenizer_for(&settings, backend.as_ref(), &fetch_bar)?;
+    let completer = Completer::new(&settings, backend, tokenizer);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let plan = RunPlan {
+        cases,
+        retrievers,
+        repos: args.repos.clone(),
+        jobs: args.jobs.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(2, std::num::NonZero::get)
+        }),
+        top_k: args.top_k.unwrap_or(settings.retrieve.top_k),
+        max_new_tokens: args.max_new_tokens,
+        index: settings.index.clone(),
+        retrieve: settings.retrieve.clone(),
+    };
+
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len}, eta {eta}  {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar.set_prefix("replaying");
+    let mut tally = Tally::default();
+    for record in &resumed.records {
+        tally.add(record);
+    }
+    run(
+        &plan,
+        &completer,
+        &runtime,
+        &mut file,
+        &resumed.done,
+        &mut |event| match event {
+            RunEvent::Start { pending, .. } => bar.set_length(pending as u64),
+            RunEvent::Record(record) => {
+                tally.add(record);
+                bar.inc(1);
+                bar.set_message(tally.line());
+            }
+        },
+    )
+    .with_context(|| format!("replaying {}", args.cases.display()))?;
+    bar.finish_and_clear();
+
+    let summary = tally.summary(loaded.problems.len(), resumed.records.len());
+    if args.json {
+        return super::print_json(&summary);
+    }
+    super::print_line(&tally.table(loaded.problems.len(), resumed.records.len()))
+}
+
+/// Running totals per retriever: cases, errors and metric sums.
+#[derive(Default)]
+struct Tally {
+    per: BTreeMap<String, Totals>,
+}
+
+#[derive(Default)]
+struct Totals {
+    scored: usize,
+    errors: usize,
+    sums: BTreeMap<String, f64>,
+}
+
+impl Tally {
+    fn add(&mut self, r: &RunRecord) {
+        let t = self.per.entry(r.retriever.clone()).or_default();
+        if r.error.is_some() {
+            t.errors += 1;
+            return;
+        }
+        t.scored += 1;
+        for (k, v) in &r.metrics {
+            *t.sums.entry(k.clone()).or_default() += v;
+        }
+    }
+
+    fn mean(t: &Totals, metric: &str) -> Option<f64> {
+        (t.scored > 0).then(|| t.sums.get(metric).copied().unwrap_or(0.0) / t.scored as f64)
+    }
+
+    /// `bm25 em 0.31 es 58.2 | none …` for the progress bar.
+    fn line(&self) -> String {
+        self.per
+            .iter()
+            .map(|(name, t)| {
+                let em = Self::mean(t, "em").unwrap_or(f64::NAN);
+                let es = Self::mean(t, "es").unwrap_or(f64::NAN);
+                let errors = if t.errors > 0 {
+                    format!(" ({} errors)", t.errors)
+                } else {
+                    String::new()
+                };
+                format!("{name} em {em:.2} es {es:.1}{errors}")
+            })
+            .collect::<Vec<_>>()
+            .join(" | ")
+    }
+
+    fn summary(&self, skipped_records: usize, resumed: usize) -> serde_json::Value {
+        let per: BTreeMap<&String, serde_json::Value> = self
+            .per
+            .iter()
+            .map(|(name, t)| {
+                let means: BTreeMap<&String, f64> = t
+                    .sums
+                    .keys()
+                    .filter_map(|k| Some((k, Self::mean(t, k)?)))
+                    .collect();
+                (
+                    name,
+                    json!({"scored": t.scored, "errors": t.errors, "mean": means}),
+                )
+            })
+            .collect();
+        json!({"retrievers": per, "skipped_records": skipped_records, "resumed": resumed})
+    }
+
+    fn table(&self, skipped_records: usize, resumed: usize) -> String {
+        let mut out =
+            String::from("| retriever | scored | errors | em | es |\n|---|---:|---:|---:|---:|\n");
+        for (name, t) in &self.per {
+            let cell = |m: &str| Self::mean(t, m).map_or("–".into(), |v| format!("{v:.4}"));
+            out.push_str(&format!(
+                "| {name} | {} | {} | {} | {} |\n",
+                t.scored,
+                t.errors,
+                cell("em"),
+                cell("es")
+            ));
+        }
+        out.push_str(&format!(
+            "\n{skipped_records} records skipped as invalid; {resumed} pairs were already in the run file"
+        ));
+        out
+    }
+}
