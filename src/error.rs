@@ -1,7 +1,8 @@
 //! The engine's umbrella error: one variant per boundary, each with its own typed error.
 
 use crate::{
-    config::ConfigError, index::IndexError, retrieve::RetrieveError, workspace::WorkspaceError,
+    config::ConfigError, index::IndexError, metrics::MetricsError, retrieve::RetrieveError,
+    workspace::WorkspaceError,
 };
 
 /// Any error an engine entry point can return.
@@ -15,6 +16,8 @@ pub enum Error {
     Index(#[from] IndexError),
     #[error(transparent)]
     Retrieve(#[from] RetrieveError),
+    #[error(transparent)]
+    Metrics(#[from] MetricsError),
 }
 
 /// `Result` with the engine's [`Error`].
