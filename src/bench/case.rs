@@ -57,6 +57,8 @@ pub enum Target {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Case {
     pub id: String,
+    /// The benchmark's own task id (RepoEval's repeat; its scripts group by their first part).
+    pub task_id: String,
     pub format: CaseFormat,
     pub target: Target,
     pub language: Language,
@@ -149,9 +151,9 @@ pub fn load_cases(path: &Path, format: CaseFormat) -> Result<LoadedCases, BenchE
 }
 
 /// `(dotted field, message)` of a bad record.
-type RecordError = (String, String);
+pub(super) type RecordError = (String, String);
 
-fn parse_record<T: serde::de::DeserializeOwned>(line: &str) -> Result<T, RecordError> {
+pub(super) fn parse_record<T: serde::de::DeserializeOwned>(line: &str) -> Result<T, RecordError> {
     let mut de = serde_json::Deserializer::from_str(line);
     serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let field = e.path().to_string();
@@ -235,6 +237,7 @@ fn cceval_case(r: CcevalRecord) -> Result<Case, RecordError> {
     });
     Ok(Case {
         id: m.task_id.clone(),
+        task_id: m.task_id.clone(),
         format: CaseFormat::Cceval,
         target: Target::Line,
         language,
@@ -271,6 +274,7 @@ fn repoeval_case(r: RepoevalRecord) -> Result<Case, RecordError> {
     }
     Ok(Case {
         id: format!("{}:{}", m.fpath_tuple.join("/"), m.lineno),
+        task_id: m.task_id.clone(),
         format: CaseFormat::Repoeval,
         target: if m.function_name.is_some() {
             Target::Function

@@ -277,8 +277,20 @@ fn scored(
     c: Completion,
     total_ms: f64,
 ) -> RunRecord {
+    let (metrics, error) = match score(case, &c.raw_suggestion) {
+        Ok(metrics) => (metrics, None),
+        Err(e) => (
+            BTreeMap::new(),
+            Some(RunError {
+                kind: "score".into(),
+                message: e.to_string(),
+            }),
+        ),
+    };
     let t = &c.prompt.tokens;
     RunRecord {
+        metrics,
+        error,
         chunks: c
             .hits
             .iter()
@@ -297,7 +309,6 @@ fn scored(
         },
         prompt_hash: blake3::hash(c.prompt.text.as_bytes()).to_hex().to_string(),
         prompt: c.prompt.text,
-        metrics: score(case, &c.raw_suggestion),
         raw_suggestion: c.raw_suggestion,
         suggestion: c.suggestion,
         backend: completer.backend().name().to_string(),

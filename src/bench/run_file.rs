@@ -103,6 +103,34 @@ impl RunFile {
         ))
     }
 
+    /// Rewrites the file without its error records, so that their pairs run again; the new
+    /// file replaces the old one atomically (a kill leaves one or the other). Returns how many
+    /// were dropped.
+    pub fn drop_errors(path: &Path) -> Result<usize, BenchError> {
+        let (_, resumed) = RunFile::open(path)?;
+        let dropped = resumed.records.iter().filter(|r| r.error.is_some()).count();
+        if dropped == 0 {
+            return Ok(0);
+        }
+        let write_err = |error| BenchError::Write {
+            path: path.into(),
+            error,
+        };
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(write_err)?;
+        for record in resumed.records.iter().filter(|r| r.error.is_none()) {
+            let line =
+                serde_json::to_string(record).map_err(|e| write_err(std::io::Error::other(e)))?;
+            writeln!(tmp, "{line}").map_err(write_err)?;
+        }
+        tmp.as_file().sync_all().map_err(write_err)?;
+        tmp.persist(path).map_err(|e| write_err(e.error))?;
+        Ok(dropped)
+    }
+
     /// Appends one record as one line, in one `write`.
     pub fn append(&mut self, record: &RunRecord) -> Result<(), BenchError> {
         let mut line = serde_json::to_vec(record).map_err(|e| BenchError::Write {

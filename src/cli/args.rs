@@ -127,6 +127,8 @@ pub enum BenchCommand {
     Model(BenchModelArgs),
     /// Replay benchmark cases with retrievers into a resumable run file, scoring each.
     Run(Box<super::bench_run::BenchRunArgs>),
+    /// Score predictions made elsewhere with the benchmark's own metrics.
+    Score(super::bench_score::BenchScoreArgs),
 }
 
 #[derive(Debug, Args)]

@@ -63,6 +63,9 @@ pub struct BenchRunArgs {
     pub n_ctx: Option<u32>,
     #[command(flatten)]
     pub index: IndexFlags,
+    /// Run again the pairs the run file records as errors (a backend that was down).
+    #[arg(long)]
+    pub retry_errors: bool,
     /// Print the summary as one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -89,6 +92,13 @@ pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
         tracing::warn!("skipped: {problem}");
     }
     let cases = &loaded.cases[..args.limit.unwrap_or(usize::MAX).min(loaded.cases.len())];
+    if args.retry_errors {
+        let dropped = RunFile::drop_errors(&args.out)?;
+        tracing::info!(
+            "{dropped} error records dropped from {} to run again",
+            args.out.display()
+        );
+    }
     let (mut file, resumed) = RunFile::open(&args.out)?;
     if resumed.torn_bytes > 0 {
         tracing::warn!(
@@ -129,6 +139,8 @@ pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
     for record in &resumed.records {
         tally.add(record);
     }
+    let started = std::time::Instant::now();
+    let mut ran = 0usize;
     run(
         &plan,
         &completer,
@@ -138,6 +150,7 @@ pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
         &mut |event| match event {
             RunEvent::Start { pending, .. } => bar.set_length(pending as u64),
             RunEvent::Record(record) => {
+                ran += 1;
                 tally.add(record);
                 bar.inc(1);
                 bar.set_message(tally.line());
@@ -146,12 +159,30 @@ pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
     )
     .with_context(|| format!("replaying {}", args.cases.display()))?;
     bar.finish_and_clear();
+    let seconds = started.elapsed().as_secs_f64();
 
-    let summary = tally.summary(loaded.problems.len(), resumed.records.len());
+    let mut summary = tally.summary(loaded.problems.len(), resumed.records.len());
+    summary["ran"] = json!(ran);
+    summary["seconds"] = json!(seconds);
+    summary["pairs_per_second"] = json!(ran as f64 / seconds);
     if args.json {
-        return super::print_json(&summary);
+        super::print_json(&summary)?;
+    } else {
+        super::print_line(&format!(
+            "{}\n{ran} pairs in {seconds:.1} s ({:.2} pairs/s, indexing included)",
+            tally.table(loaded.problems.len(), resumed.records.len()),
+            ran as f64 / seconds
+        ))?;
     }
-    super::print_line(&tally.table(loaded.problems.len(), resumed.records.len()))
+    let (errors, pairs) = tally.errors();
+    if errors > 0 {
+        anyhow::bail!(
+            "{errors} of {pairs} pairs ended in an error (recorded in {}, not scored; \
+             `--retry-errors` runs them again)",
+            args.out.display()
+        );
+    }
+    Ok(())
 }
 
 /// Running totals per retriever: cases, errors and metric sums.
@@ -178,6 +209,13 @@ impl Tally {
         for (k, v) in &r.metrics {
             *t.sums.entry(k.clone()).or_default() += v;
         }
+    }
+
+    /// Error pairs and all pairs.
+    fn errors(&self) -> (usize, usize) {
+        self.per
+            .values()
+            .fold((0, 0), |(e, n), t| (e + t.errors, n + t.errors + t.scored))
     }
 
     fn mean(t: &Totals, metric: &str) -> Option<f64> {

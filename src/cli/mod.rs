@@ -6,6 +6,7 @@
 mod args;
 mod bench_model;
 mod bench_run;
+mod bench_score;
 mod complete_cmd;
 mod index_cmd;
 mod model_cmd;
@@ -32,6 +33,7 @@ pub fn run() -> ExitCode {
         Command::Bench(args::BenchCommand::Perf(args)) => perf::run(args),
         Command::Bench(args::BenchCommand::Model(args)) => bench_model::run(args),
         Command::Bench(args::BenchCommand::Run(args)) => bench_run::run_cmd(args),
+        Command::Bench(args::BenchCommand::Score(args)) => bench_score::run_cmd(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,88 @@
+//! `crossfile bench score`: scores predictions made elsewhere against a cases file with the
+//! benchmark's own metrics, and prints its metric table (`--json`: its `results.json` shape).
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crossfile::bench::{CaseFormat, load_cases, load_predictions, score_predictions};
+
+use super::bench_run::parse_format;
+
+#[derive(Debug, Args)]
+pub struct BenchScoreArgs {
+    /// The cases' format: cceval or repoeval.
+    #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
+    pub format: CaseFormat,
+    /// The cases file (jsonl); no repository is needed.
+    #[arg(long, value_name = "FILE")]
+    pub cases: PathBuf,
+    /// Predictions: one JSON line per case, {"task_id": <case id>, "pred": <raw output>}.
+    #[arg(long, value_name = "P.jsonl")]
+    pub predictions: PathBuf,
+    /// Print the aggregates as one JSON object: per language (cceval) or repository (repoeval).
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run_cmd(args: &BenchScoreArgs) -> anyhow::Result<()> {
+    let cases = load_cases(&args.cases, args.format)?;
+    let predictions = load_predictions(&args.predictions)?;
+    for problem in cases.problems.iter().chain(&predictions.problems) {
+        tracing::warn!("skipped: {problem}");
+    }
+    let table = score_predictions(args.format, &cases.cases, &predictions.predictions)?;
+    if !table.unpredicted.is_empty() {
+        tracing::warn!(
+            "{} cases have no prediction and are left out (first: {})",
+            table.unpredicted.len(),
+            table.unpredicted[0]
+        );
+    }
+    if !table.unknown.is_empty() {
+        tracing::warn!(
+            "{} predictions name no case of {} (first: {})",
+            table.unknown.len(),
+            args.cases.display(),
+            table.unknown[0]
+        );
+    }
+    if table.groups.is_empty() {
+        anyhow::bail!(
+            "no prediction of {} matches a case of {}",
+            args.predictions.display(),
+            args.cases.display()
+        );
+    }
+    if args.json {
+        return super::print_json(&serde_json::to_value(&table.groups)?);
+    }
+    let (group, metrics): (&str, &[&str]) = match args.format {
+        CaseFormat::Cceval => (
+            "language",
+            &[
+                "total",
+                "em",
+                "es",
+                "id_em",
+                "id_precision",
+                "id_recall",
+                "id_f1",
+            ],
+        ),
+        CaseFormat::Repoeval => ("repository", &["total", "em", "es"]),
+    };
+    let mut out = format!(
+        "| {group} | {} |\n|---|{}\n",
+        metrics.join(" | "),
+        "---:|".repeat(metrics.len())
+    );
+    for (name, values) in &table.groups {
+        let cells: Vec<String> = metrics
+            .iter()
+            .map(|m| values.get(*m).map_or("–".into(), |v| format!("{v}")))
+            .collect();
+        out.push_str(&format!("| {name} | {} |\n", cells.join(" | ")));
+    }
+    super::print_line(out.trim_end())
+}

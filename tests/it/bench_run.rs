@@ -1,0 +1,346 @@
+//! `bench run` on the real DEV cases and their repositories: CrossCodeEval with `none`,
+//! `dataset`, `bm25-cceval-rg1` and sparse retrievers (prompts of `dataset` and
+//! `bm25-cceval-rg1` equal byte for byte; no chunk holds the hidden reference line), RepoEval at
+//! function level, the embedded model on a few cases, a corrupted cases file, and a dead
+//! backend recorded as errors (never as misses) that `--retry-errors` runs again.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::servers;
+use crate::support::{bench_repos, crossfile, shared_dir, stderr, stdout};
+
+fn cceval_cases() -> PathBuf {
+    shared_dir().join("bench/cceval/python-dev.jsonl")
+}
+
+fn repoeval_cases() -> PathBuf {
+    shared_dir().join("bench/repoeval/function-dev.jsonl")
+}
+
+/// Runs `bench run` with `extra` arguments into `out`; returns (exit ok, stdout, stderr).
+fn bench_run(
+    format: &str,
+    cases: &Path,
+    retrievers: &str,
+    out: &Path,
+    cache: &Path,
+    extra: &[&str],
+) -> (bool, String, String) {
+    let repos = bench_repos();
+    let mut args = vec![
+        "bench",
+        "run",
+        "--format",
+        format,
+        "--cases",
+        cases.to_str().expect("utf-8"),
+        "--repos",
+        repos.to_str().expect("utf-8"),
+        "--retriever",
+        retrievers,
+        "--out",
+        out.to_str().expect("utf-8"),
+    ];
+    args.extend_from_slice(extra);
+    let output = crossfile(&args, cache);
+    (output.status.success(), stdout(&output), stderr(&output))
+}
+
+/// Every record of a run file, checking each line is one JSON object.
+fn records(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).expect("run file");
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| serde_json::from_str(l).unwrap_or_else(|e| panic!("line {}: {e}", i + 1)))
+        .collect()
+}
+
+/// Records by case id, then retriever; no pair twice.
+fn by_case(rows: &[Value]) -> BTreeMap<String, BTreeMap<String, Value>> {
+    let mut map: BTreeMap<String, BTreeMap<String, Value>> = BTreeMap::new();
+    for r in rows {
+        let case = r["case_id"].as_str().expect("case_id").to_string();
+        let retriever = r["retriever"].as_str().expect("retriever").to_string();
+        let previous = map
+            .entry(case.clone())
+            .or_default()
+            .insert(retriever.clone(), r.clone());
+        assert!(previous.is_none(), "{case} with {retriever} written twice");
+    }
+    map
+}
+
+#[test]
+fn cceval_dev_replays_with_dataset_prompts_reproduced_and_no_leak() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let out = cache.path().join("run.jsonl");
+    let retrievers = "none,dataset,bm25-cceval-rg1,bm25,jaccard";
+    let (ok, summary, err) = bench_run(
+        "cceval",
+        &cceval_cases(),
+        retrievers,
+        &out,
+        cache.path(),
+        &["--backend", "none"],
+    );
+    assert!(ok, "{err}");
+    assert!(
+        summary.contains("| bm25-cceval-rg1 | 30 | 0 |"),
+        "{summary}"
+    );
+    let rows = records(&out);
+    assert_eq!(rows.len(), 30 * 5);
+    let cases = by_case(&rows);
+    assert_eq!(cases.len(), 30);
+    let mut same_prompt = 0;
+    for (id, runs) in &cases {
+        for (retriever, r) in runs {
+            assert!(r["error"].is_null(), "{id} {retriever}: {}", r["error"]);
+            assert_eq!(r["version"], 1);
+            let prompt = r["prompt"].as_str().expect("prompt");
+            let hash = blake3::hash(prompt.as_bytes()).to_hex().to_string();
+            assert_eq!(
+                r["prompt_hash"].as_str(),
+                Some(hash.as_str()),
+                "{id} {retriever}"
+            );
+            // Leakage: no chunk of the case's own file covers the cursor's line (1-based).
+            let line = r["line"].as_u64().expect("line") + 1;
+            for chunk in r["chunks"].as_array().expect("chunks") {
+                let (Some(start), Some(end)) =
+                    (chunk["start_line"].as_u64(), chunk["end_line"].as_u64())
+                else {
+                    continue;
+                };
+                assert!(
+                    !(chunk["path"] == r["path"] && start <= line && line <= end),
+                    "{id} {retriever}: chunk {chunk} covers the hidden line {line}"
+                );
+            }
+        }
+        let dataset = &runs["dataset"];
+        let rg1 = &runs["bm25-cceval-rg1"];
+        let names = |r: &Value| -> Vec<(String, String)> {
+            r["chunks"]
+                .as_array()
+                .expect("chunks")
+                .iter()
+                .map(|c| (c["path"].to_string(), c["score"].to_string()))
+                .collect()
+        };
+        if names(dataset) == names(rg1) {
+            assert_eq!(
+                dataset["prompt"], rg1["prompt"],
+                "{id}: same chunks, same prompt"
+            );
+            same_prompt += 1;
+        }
+        assert_eq!(runs["none"]["prompt_tokens"]["crossfile"], 0, "{id}");
+    }
+    assert_eq!(
+        same_prompt, 30,
+        "bm25-cceval-rg1 returns each record's own chunks"
+    );
+}
+
+#[test]
+fn repoeval_function_dev_replays_every_case() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let out = cache.path().join("run.jsonl");
+    let (ok, _, err) = bench_run(
+        "repoeval",
+        &repoeval_cases(),
+        "none,bm25",
+        &out,
+        cache.path(),
+        &["--backend", "none"],
+    );
+    assert!(ok, "{err}");
+    let rows = records(&out);
+    let cases = by_case(&rows);
+    assert_eq!(cases.len(), 50);
+    for (id, runs) in &cases {
+        assert_eq!(runs.len(), 2, "{id}");
+        for (retriever, r) in runs {
+            assert!(r["error"].is_null(), "{id} {retriever}: {}", r["error"]);
+            assert!(id.ends_with(&format!(":{}", r["line"])), "{id}");
+            // `none` generates nothing: a miss, scored (not an error).
+            assert_eq!(r["metrics"]["em"], 0.0, "{id} {retriever}");
+            assert!(r["metrics"]["es"].is_number(), "{id} {retriever}");
+        }
+        assert!(
+            runs["bm25"]["prompt_tokens"]["crossfile"].as_u64() > Some(0),
+            "{id}: bm25 found cross-file context"
+        );
+    }
+}
+
+#[test]
+fn a_corrupted_cases_file_reports_each_bad_record_and_runs_the_rest() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let text = std::fs::read_to_string(cceval_cases()).expect("cases");
+    let good: Vec<&str> = text.lines().take(3).collect();
+    let mut lines: Vec<String> = good.iter().map(|l| l.to_string()).collect();
+    lines.push(good[0][..good[0].len() / 3].to_string());
+    let mut missing: Value = serde_json::from_str(good[1]).expect("json");
+    missing
+        .as_object_mut()
+        .expect("object")
+        .remove("groundtruth");
+    lines.push(missing.to_string());
+    let mut wrong: Value = serde_json::from_str(good[1]).expect("json");
+    wrong["metadata"]["groundtruth_start_lineno"] = "ten".into();
+    wrong["metadata"]["task_id"] = "wrong/type".into();
+    lines.push(wrong.to_string());
+    let mut escape: Value = serde_json::from_str(good[2]).expect("json");
+    escape["metadata"]["file"] = "../../../../etc/passwd.py".into();
+    escape["metadata"]["task_id"] = "escape/1".into();
+    lines.push(escape.to_string());
+    let cases = cache.path().join("broken.jsonl");
+    std::fs::write(&cases, lines.join("\n") + "\n").expect("write");
+
+    let out = cache.path().join("run.jsonl");
+    let (ok, _, err) = bench_run(
+        "cceval",
+        &cases,
+        "none",
+        &out,
+        cache.path(),
+        &["--backend", "none"],
+    );
+    assert!(ok, "{err}");
+    let name = cases.display().to_string();
+    for expected in [
+        format!("{name}:4: .:"),
+        format!("{name}:5: groundtruth: missing field"),
+        format!("{name}:6: metadata.groundtruth_start_lineno:"),
+        format!("{name}:7: metadata.file:"),
+    ] {
+        assert!(err.contains(&expected), "no `{expected}` in:\n{err}");
+    }
+    let rows = records(&out);
+    assert_eq!(rows.len(), 3);
+    assert!(rows.iter().all(|r| r["error"].is_null()));
+}
+
+#[test]
+fn a_dead_backend_is_an_error_per_case_and_retry_errors_runs_them_again() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let text = std::fs::read_to_string(cceval_cases()).expect("cases");
+    let cases = cache.path().join("three.jsonl");
+    std::fs::write(
+        &cases,
+        text.lines().take(3).collect::<Vec<_>>().join("\n") + "\n",
+    )
+    .expect("write");
+    let out = cache.path().join("run.jsonl");
+    let dead = format!("http://127.0.0.1:{}", servers::free_port());
+    let gguf = servers::default_gguf();
+    let gguf = gguf.to_str().expect("utf-8");
+    let (ok, summary, err) = bench_run(
+        "cceval",
+        &cases,
+        "none,dataset",
+        &out,
+        cache.path(),
+        &["--backend", "openai", "--endpoint", &dead, "--model", gguf],
+    );
+    assert!(!ok, "errors make the run fail: {summary}");
+    assert!(err.contains("6 of 6 pairs ended in an error"), "{err}");
+    let rows = records(&out);
+    assert_eq!(rows.len(), 6);
+    for r in &rows {
+        assert_eq!(r["error"]["kind"], "backend.refused", "{r}");
+        assert_eq!(
+            r["metrics"],
+            serde_json::json!({}),
+            "an error is never scored as a miss"
+        );
+    }
+
+    // Resuming skips done pairs, errors included; --retry-errors runs those again.
+    let (ok, _, err) = bench_run(
+        "cceval",
+        &cases,
+        "none,dataset",
+        &out,
+        cache.path(),
+        &["--backend", "none"],
+    );
+    assert!(
+        !ok && err.contains("6 of 6 pairs ended in an error"),
+        "still recorded: {err}"
+    );
+    assert_eq!(records(&out).len(), 6, "nothing to do");
+    let (ok, _, err) = bench_run(
+        "cceval",
+        &cases,
+        "none,dataset",
+        &out,
+        cache.path(),
+        &["--backend", "none", "--retry-errors"],
+    );
+    assert!(ok, "{err}");
+    let rows = records(&out);
+    assert_eq!(by_case(&rows).values().map(BTreeMap::len).sum::<usize>(), 6);
+    assert!(
+        rows.iter().all(|r| r["error"].is_null()),
+        "retried with a live backend"
+    );
+}
+
+#[cfg(feature = "embedded")]
+#[test]
+fn the_embedded_model_completes_dev_cases_with_three_retrievers() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let text = std::fs::read_to_string(cceval_cases()).expect("cases");
+    let cases = cache.path().join("two.jsonl");
+    std::fs::write(
+        &cases,
+        text.lines().take(2).collect::<Vec<_>>().join("\n") + "\n",
+    )
+    .expect("write");
+    let out = cache.path().join("run.jsonl");
+    let gguf = servers::default_gguf();
+    let (ok, summary, err) = bench_run(
+        "cceval",
+        &cases,
+        "none,dataset,bm25-cceval-rg1",
+        &out,
+        cache.path(),
+        &[
+            "--model",
+            gguf.to_str().expect("utf-8"),
+            "--n-ctx",
+            "1024",
+            "--max-new-tokens",
+            "16",
+            "--json",
+        ],
+    );
+    assert!(ok, "{err}");
+    let summary: Value = serde_json::from_str(&summary).expect("--json summary");
+    let rows = records(&out);
+    assert_eq!(rows.len(), 6);
+    let mut generated = BTreeSet::new();
+    for r in &rows {
+        assert!(r["error"].is_null(), "{r}");
+        assert_eq!(r["backend"], "embedded");
+        assert!(
+            r["prompt_tokens"]["total"].as_u64() <= Some(1024 - 16),
+            "{r}"
+        );
+        for m in ["em", "es", "id_em", "id_precision", "id_recall", "id_f1"] {
+            assert!(r["metrics"][m].is_number(), "{m} in {r}");
+        }
+        generated.insert(r["raw_suggestion"].as_str().expect("raw").to_string());
+    }
+    assert!(
+        generated.iter().any(|g| !g.trim().is_empty()),
+        "{generated:?}"
+    );
+    assert_eq!(summary["retrievers"]["dataset"]["scored"], 2, "{summary}");
+}
