@@ -165,6 +165,20 @@ mod tests {
         assert_eq!(cceval_es_with_python_levenshtein("abcd", "abce"), 75.0);
     }
 
+    /// The shape of conformance row `conf_java/0501`: a 17-character prediction contained in a
+    /// 63-character groundtruth. difflib: 2 * 17 / 80 = 0.425, times 100 is exactly 42.5 -> 42;
+    /// InDel: 1 - 46 / 80 = 0.42500000000000004, times 100 is 42.50000000000001 -> 43.
+    #[test]
+    fn float_order_decides_exact_halves() {
+        let prediction = "abcdefghijklmnopq";
+        let groundtruth = format!("{prediction}{}", "x".repeat(46));
+        assert_eq!(cceval_es(prediction, &groundtruth), 42.0);
+        assert_eq!(
+            cceval_es_with_python_levenshtein(prediction, &groundtruth),
+            43.0
+        );
+    }
+
     #[test]
     fn exact_prediction_can_miss_when_the_groundtruth_has_a_semicolon() {
         let scores = cceval_metrics(&CcevalInput {

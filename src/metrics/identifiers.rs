@@ -34,13 +34,13 @@ pub fn remove_string_literals(text: &str) -> String {
     let mut i = 0;
     while i < chars.len() {
         let (at, quote) = chars[i];
-        if quote == '"' || quote == '\'' {
-            if let Some(end) = literal_end(&chars, i, quote) {
-                out.push_str(&text[kept_from..at]);
-                kept_from = chars.get(end).map_or(text.len(), |&(byte, _)| byte);
-                i = end;
-                continue;
-            }
+        if (quote == '"' || quote == '\'')
+            && let Some(end) = literal_end(&chars, i, quote)
+        {
+            out.push_str(&text[kept_from..at]);
+            kept_from = chars.get(end).map_or(text.len(), |&(byte, _)| byte);
+            i = end;
+            continue;
         }
         i += 1;
     }

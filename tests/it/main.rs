@@ -12,6 +12,7 @@ mod dense;
 mod embedded;
 mod http_backends;
 mod index_lifecycle;
+mod metrics_conformance;
 mod model_fetch;
 mod nltk_tokens;
 mod okapi;
