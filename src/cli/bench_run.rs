@@ -193,6 +193,8 @@ struct Tally {
 
 #[derive(Default)]
 struct Totals {
+    /// The retriever sees the reference (`oracle`).
+    upper_bound: bool,
     scored: usize,
     errors: usize,
     sums: BTreeMap<String, f64>,
@@ -201,6 +203,7 @@ struct Totals {
 impl Tally {
     fn add(&mut self, r: &RunRecord) {
         let t = self.per.entry(r.retriever.clone()).or_default();
+        t.upper_bound |= r.upper_bound;
         if r.error.is_some() {
             t.errors += 1;
             return;
@@ -234,7 +237,8 @@ impl Tally {
                 } else {
                     String::new()
                 };
-                format!("{name} em {em:.2} es {es:.1}{errors}")
+                let bound = if t.upper_bound { " (upper bound)" } else { "" };
+                format!("{name}{bound} em {em:.2} es {es:.1}{errors}")
             })
             .collect::<Vec<_>>()
             .join(" | ")
@@ -252,7 +256,7 @@ impl Tally {
                     .collect();
                 (
                     name,
-                    json!({"scored": t.scored, "errors": t.errors, "mean": means}),
+                    json!({"scored": t.scored, "errors": t.errors, "upper_bound": t.upper_bound, "mean": means}),
                 )
             })
             .collect();
@@ -264,8 +268,9 @@ impl Tally {
             String::from("| retriever | scored | errors | em | es |\n|---|---:|---:|---:|---:|\n");
         for (name, t) in &self.per {
             let cell = |m: &str| Self::mean(t, m).map_or("–".into(), |v| format!("{v:.4}"));
+            let bound = if t.upper_bound { " (upper bound)" } else { "" };
             out.push_str(&format!(
-                "| {name} | {} | {} | {} | {} |\n",
+                "| {name}{bound} | {} | {} | {} | {} |\n",
                 t.scored,
                 t.errors,
                 cell("em"),
