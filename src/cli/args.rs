@@ -125,6 +125,12 @@ pub enum BenchCommand {
     Perf(PerfArgs),
     /// Generation speed of the embedded backend against llama-server, and `complete` latency by stage.
     Model(BenchModelArgs),
+    /// Summarize a run file: Markdown tables, paired differences, optionally an HTML page.
+    Report(super::bench_report::BenchReportArgs),
+    /// Compare two run files over their shared cases (B − A, bootstrap intervals).
+    Compare(super::bench_compare::BenchCompareArgs),
+    /// Export one retriever's predictions for a benchmark's official scoring script.
+    Export(super::bench_export::BenchExportArgs),
 }
 
 #[derive(Debug, Args)]
