@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::bootstrap::{Bootstrap, Interval, mean};
@@ -85,29 +86,39 @@ pub fn compare_pairs(
         })
         .unwrap_or_default();
     sort_metrics(&mut names);
+    let sides: Vec<(Vec<f64>, Vec<f64>)> = names
+        .iter()
+        .map(|name| {
+            let a = scored
+                .iter()
+                .filter_map(|p| display_value(p.a, name))
+                .collect();
+            let b = scored
+                .iter()
+                .filter_map(|p| display_value(p.b, name))
+                .collect();
+            (a, b)
+        })
+        .collect();
+    let diffs: Vec<Vec<f64>> = sides
+        .iter()
+        .map(|(a, b)| a.iter().zip(b).map(|(x, y)| y - x).collect())
+        .collect();
+    let slices: Vec<&[f64]> = diffs.iter().map(Vec::as_slice).collect();
+    let intervals = bootstrap.mean_intervals(&slices);
     let metrics = names
         .into_iter()
-        .map(|name| {
-            let a: Vec<f64> = scored
-                .iter()
-                .filter_map(|p| display_value(p.a, &name))
-                .collect();
-            let b: Vec<f64> = scored
-                .iter()
-                .filter_map(|p| display_value(p.b, &name))
-                .collect();
-            let diffs: Vec<f64> = a.iter().zip(&b).map(|(x, y)| y - x).collect();
-            MetricDiff {
-                n: diffs.len(),
-                mean_a: mean(&a).unwrap_or(0.0),
-                mean_b: mean(&b).unwrap_or(0.0),
-                diff: mean(&diffs).unwrap_or(0.0),
-                ci: bootstrap.mean_interval(&diffs),
-                wins: diffs.iter().filter(|d| **d > 0.0).count(),
-                ties: diffs.iter().filter(|d| **d == 0.0).count(),
-                losses: diffs.iter().filter(|d| **d < 0.0).count(),
-                name,
-            }
+        .zip(sides.iter().zip(&diffs).zip(intervals))
+        .map(|(name, (((a, b), diffs), ci))| MetricDiff {
+            n: diffs.len(),
+            mean_a: mean(a).unwrap_or(0.0),
+            mean_b: mean(b).unwrap_or(0.0),
+            diff: mean(diffs).unwrap_or(0.0),
+            ci,
+            wins: diffs.iter().filter(|d| **d > 0.0).count(),
+            ties: diffs.iter().filter(|d| **d == 0.0).count(),
+            losses: diffs.iter().filter(|d| **d < 0.0).count(),
+            name,
         })
         .collect();
     let first = pairs.first();
@@ -129,7 +140,7 @@ pub fn compare_pairs(
 /// that appears first in the run.
 pub fn pairwise(records: &[RunRecord], bootstrap: &Bootstrap) -> Vec<Comparison> {
     let names = retrievers(records);
-    let mut out = Vec::new();
+    let mut jobs: Vec<(String, String, Vec<Pair<'_>>)> = Vec::new();
     let all: Vec<&RunRecord> = records.iter().collect();
     for (format, language, group) in language_groups(&all, |r| r) {
         for (i, a) in names.iter().enumerate() {
@@ -145,12 +156,14 @@ pub fn pairwise(records: &[RunRecord], bootstrap: &Bootstrap) -> Vec<Comparison>
                     .filter_map(|r| by_case.get(r.case_id.as_str()).map(|a| Pair { a, b: r }))
                     .collect();
                 if !pairs.is_empty() {
-                    out.push(compare_pairs(&format, &language, &pairs, bootstrap));
+                    jobs.push((format.clone(), language.clone(), pairs));
                 }
             }
         }
     }
-    out
+    jobs.par_iter()
+        .map(|(format, language, pairs)| compare_pairs(format, language, pairs, bootstrap))
+        .collect()
 }
 
 /// The items of each (format, language), sorted, then of each format with several languages as
@@ -291,17 +304,19 @@ pub fn compare_runs(
         }
     }
     labels.sort_by_key(|(ra, _)| a_names.iter().position(|n| n == ra));
-    let mut comparisons = Vec::new();
+    let mut jobs = Vec::new();
     for (ra, rb) in labels {
         let of_label: Vec<Pair<'_>> = pairs
             .iter()
             .filter(|p| p.a.retriever == ra && p.b.retriever == rb)
             .copied()
             .collect();
-        for (format, language, group) in language_groups(&of_label, |p| p.a) {
-            comparisons.push(compare_pairs(&format, &language, &group, bootstrap));
-        }
+        jobs.extend(language_groups(&of_label, |p| p.a));
     }
+    let comparisons = jobs
+        .par_iter()
+        .map(|(format, language, group)| compare_pairs(format, language, group, bootstrap))
+        .collect();
     Ok(RunComparison {
         a: a.path.display().to_string(),
         b: b.path.display().to_string(),

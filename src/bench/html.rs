@@ -311,7 +311,7 @@ fn pairwise(page: &mut String, report: &Report) {
         };
         let _ = writeln!(
             page,
-            "<h3>{} · {}</h3>\n<table><thead><tr><th>A</th><th>B</th><th>cases</th><th>excluded</th>\
+            "<h3>{} · {}</h3>\n<table class=\"pairs\"><thead><tr><th>A</th><th>B</th><th>cases</th><th>excluded</th>\
              <th>metric</th><th>A mean</th><th>B mean</th><th>B − A</th><th>95% CI</th>\
              <th>wins / ties / losses</th></tr></thead><tbody>",
             escape(format),
@@ -358,7 +358,7 @@ fn pairwise(page: &mut String, report: &Report) {
 const CSS: &str = "body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1200px;\
 padding:0 1em;color:#222}h1{font-size:1.4em}h2{margin-top:1.6em;border-bottom:1px solid #ccc}\
 table{border-collapse:collapse;margin:.5em 0;font-size:.9em}th,td{border:1px solid #ddd;\
-padding:.25em .5em;text-align:right}th:first-child,td:first-child,td:nth-child(2){text-align:left}\
+padding:.25em .5em;text-align:right}th:first-child,td:first-child,.pairs th:nth-child(2),.pairs td:nth-child(2),.pairs td:nth-child(5){text-align:left}td small{display:block}\
 th{background:#f4f4f4}small{color:#666}.ub{color:#8a5a00;font-style:italic}.note{color:#444}\
 .warning{color:#a00}.swatch{display:inline-block;width:.8em;height:.8em;margin-right:.35em;\
 border-radius:2px}.charts{display:flex;flex-wrap:wrap;gap:1em}.chart{background:#fff;\

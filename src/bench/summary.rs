@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::bootstrap::{Bootstrap, Interval, mean, percentile_sorted};
@@ -150,7 +151,7 @@ pub fn retrievers(records: &[RunRecord]) -> Vec<String> {
 /// One summary per (format, language, retriever) present, languages sorted and retrievers in
 /// order of first appearance.
 pub fn summarize(records: &[RunRecord], bootstrap: &Bootstrap) -> Vec<GroupSummary> {
-    let mut out = Vec::new();
+    let mut groups: Vec<Vec<&RunRecord>> = Vec::new();
     for (format, language) in languages(records) {
         for retriever in retrievers(records) {
             let group: Vec<&RunRecord> = records
@@ -160,11 +161,14 @@ pub fn summarize(records: &[RunRecord], bootstrap: &Bootstrap) -> Vec<GroupSumma
                 })
                 .collect();
             if !group.is_empty() {
-                out.push(summarize_group(&group, bootstrap));
+                groups.push(group);
             }
         }
     }
-    out
+    groups
+        .par_iter()
+        .map(|group| summarize_group(group, bootstrap))
+        .collect()
 }
 
 /// The summary of records of one (format, language, retriever); `group` is not empty.
@@ -188,17 +192,25 @@ fn summarize_group(group: &[&RunRecord], bootstrap: &Bootstrap) -> GroupSummary 
     names.sort();
     names.dedup();
     sort_metrics(&mut names);
+    let columns: Vec<Vec<f64>> = names
+        .iter()
+        .map(|name| {
+            scored
+                .iter()
+                .filter_map(|r| display_value(r, name))
+                .collect()
+        })
+        .collect();
+    let slices: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
+    let intervals = bootstrap.mean_intervals(&slices);
     let metrics = names
         .into_iter()
-        .filter_map(|name| {
-            let values: Vec<f64> = scored
-                .iter()
-                .filter_map(|r| display_value(r, &name))
-                .collect();
+        .zip(columns.iter().zip(intervals))
+        .filter_map(|(name, (values, ci))| {
             Some(MetricMean {
                 n: values.len(),
-                mean: mean(&values)?,
-                ci: bootstrap.mean_interval(&values),
+                mean: mean(values)?,
+                ci,
                 name,
             })
         })
