@@ -222,6 +222,7 @@ pub struct RunComparison {
     pub a: String,
     pub b: String,
     pub pairing: Pairing,
+    pub bootstrap: Bootstrap,
     /// Pairs present in both runs, scored or not.
     pub shared: usize,
     /// Records with no partner in the other run.
@@ -325,6 +326,7 @@ pub fn compare_runs(
         only_in_b: b.records.len() - pairs.len(),
         changes: top_changes(&pairs),
         pairing,
+        bootstrap: *bootstrap,
         comparisons,
     })
 }

@@ -13,6 +13,10 @@ use super::runfile::Run;
 use super::summary::{display_decimals, display_value, sort_metrics};
 use super::textdiff::{DiffOp, diff};
 
+/// The most cases the page holds (each carries its prompts, so a page of all 10,000 cases of a
+/// large run would be too heavy for a browser); the rest are named as left out.
+pub const MAX_CASES: usize = 2_000;
+
 /// Appends the cases section: a filter, then one collapsed `<details>` per case in run order.
 pub fn cases(page: &mut String, run: &Run, report: &Report) {
     let mut order: Vec<&str> = Vec::new();
@@ -36,7 +40,15 @@ pub fn cases(page: &mut String, run: &Run, report: &Report) {
          <span id=\"shown\">{} cases</span></div>",
         order.len()
     );
-    for case_id in order {
+    if order.len() > MAX_CASES {
+        let _ = writeln!(
+            page,
+            "<p class=\"warning\">Showing the first {MAX_CASES} of {} cases, in run order; the \
+             others are in the run file.</p>",
+            order.len()
+        );
+    }
+    for case_id in order.into_iter().take(MAX_CASES) {
         let mut records = by_case.remove(case_id).unwrap_or_default();
         records.sort_by_key(|r| report.retrievers.iter().position(|n| *n == r.retriever));
         case(page, report, &records);

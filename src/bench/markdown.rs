@@ -177,7 +177,7 @@ pub fn comparison_markdown(c: &RunComparison) -> String {
         c.shared,
         c.only_in_a,
         c.only_in_b,
-        bootstrap_sentence(&Bootstrap::default())
+        bootstrap_sentence(&c.bootstrap)
     );
     for g in &c.comparisons {
         let label = if g.a == g.b {
@@ -312,9 +312,15 @@ pub fn cell(text: &str) -> String {
 
 /// An inline code span that survives backticks in `text`.
 fn code_span(text: &str) -> String {
-    let longest = longest_backtick_run(text);
-    let ticks = "`".repeat(longest + 1);
-    format!("{ticks} {} {ticks}", cell(text))
+    let ticks = "`".repeat(longest_backtick_run(text) + 1);
+    // A space on both sides keeps a backtick at either end from joining the fence; Markdown
+    // strips it.
+    let pad = if text.starts_with('`') || text.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{ticks}{pad}{}{pad}{ticks}", cell(text))
 }
 
 /// A code fence longer than any backtick run in `text`.
@@ -336,6 +342,8 @@ mod tests {
         assert_eq!(cell(""), "");
         assert_eq!(fence_for("x"), "```");
         assert_eq!(fence_for("a ```` b"), "`````");
-        assert_eq!(code_span("a`b"), "`` a`b ``");
+        assert_eq!(code_span("a`b"), "``a`b``");
+        assert_eq!(code_span("`a"), "`` `a ``");
+        assert_eq!(code_span("python/task_1"), "`python/task_1`");
     }
 }
