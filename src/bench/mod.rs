@@ -1,21 +1,36 @@
-//! Benchmarks: benchmark cases and their replay into run files, deterministic cursor sampling,
-//! and a measured llama-server peer for performance runs and tests.
+//! Benchmarks: benchmark cases and their replay into run files, everything that reads run
+//! files (reports in Markdown, JSON and HTML, paired comparisons, prediction exports),
+//! deterministic cursor sampling, and a measured llama-server peer for performance runs and tests.
 
+pub mod bootstrap;
 mod case;
+mod charts;
+pub mod compare;
 mod cursors;
+mod drilldown;
 mod error;
+pub mod export;
 pub mod formats;
+mod html;
+pub mod markdown;
 mod predictions;
 pub mod record;
+pub mod report;
 pub mod run;
 mod run_file;
+pub mod runfile;
 mod score;
 mod server;
+pub mod summary;
+#[cfg(test)]
+mod testdata;
+pub mod textdiff;
 mod view;
 
 pub use case::{Case, CaseFormat, CaseProblem, LoadedCases, Target, load_cases};
 pub use cursors::{SplitMix64, sample_cursors};
 pub use error::BenchError;
+pub use html::render_html;
 pub use predictions::{LoadedPredictions, Prediction, load_predictions};
 pub use run_file::{Resumed, RunFile};
 pub use score::{ScoreTable, score, score_predictions};

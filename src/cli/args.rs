@@ -129,6 +129,12 @@ pub enum BenchCommand {
     Run(Box<super::bench_run::BenchRunArgs>),
     /// Score predictions made elsewhere with the benchmark's own metrics.
     Score(super::bench_score::BenchScoreArgs),
+    /// Summarize a run file: Markdown tables, paired differences, optionally an HTML page.
+    Report(super::bench_report::BenchReportArgs),
+    /// Compare two run files over their shared cases (B − A, bootstrap intervals).
+    Compare(super::bench_compare::BenchCompareArgs),
+    /// Export one retriever's predictions for a benchmark's official scoring script.
+    Export(super::bench_export::BenchExportArgs),
 }
 
 #[derive(Debug, Args)]

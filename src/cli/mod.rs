@@ -4,7 +4,10 @@
 //! Exit codes: 0 success, 1 failure, 2 bad usage. A closed stdout (`| head`) is success.
 
 mod args;
+mod bench_compare;
+mod bench_export;
 mod bench_model;
+mod bench_report;
 mod bench_run;
 mod bench_score;
 mod complete_cmd;
@@ -34,6 +37,9 @@ pub fn run() -> ExitCode {
         Command::Bench(args::BenchCommand::Model(args)) => bench_model::run(args),
         Command::Bench(args::BenchCommand::Run(args)) => bench_run::run_cmd(args),
         Command::Bench(args::BenchCommand::Score(args)) => bench_score::run_cmd(args),
+        Command::Bench(args::BenchCommand::Report(args)) => bench_report::run(args),
+        Command::Bench(args::BenchCommand::Compare(args)) => bench_compare::run(args),
+        Command::Bench(args::BenchCommand::Export(args)) => bench_export::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
