@@ -125,6 +125,8 @@ pub enum BenchCommand {
     Perf(PerfArgs),
     /// Generation speed of the embedded backend against llama-server, and `complete` latency by stage.
     Model(BenchModelArgs),
+    /// Mine CrossCodeEval-style line-completion cases (cursors before cross-file identifiers).
+    Mine(super::bench_mine::BenchMineArgs),
 }
 
 #[derive(Debug, Args)]

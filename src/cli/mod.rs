@@ -4,6 +4,7 @@
 //! Exit codes: 0 success, 1 failure, 2 bad usage. A closed stdout (`| head`) is success.
 
 mod args;
+mod bench_mine;
 mod bench_model;
 mod complete_cmd;
 mod index_cmd;
@@ -30,6 +31,7 @@ pub fn run() -> ExitCode {
         Command::Model(args::ModelCommand::Fetch(args)) => model_cmd::fetch(args),
         Command::Bench(args::BenchCommand::Perf(args)) => perf::run(args),
         Command::Bench(args::BenchCommand::Model(args)) => bench_model::run(args),
+        Command::Bench(args::BenchCommand::Mine(args)) => bench_mine::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
