@@ -66,7 +66,7 @@ pub fn run(args: &BenchMineArgs) -> anyhow::Result<()> {
     let seconds = started.elapsed().as_secs_f64();
 
     let root = index.root().display();
-    if mined.cases.is_empty() {
+    if mined.cases.is_empty() && mined.exhausted {
         warn(&format!(
             "no qualifying cursors in {root}: no line of its {} usable files uses an identifier \
              that another file of the workspace defines or that it imports from the workspace \

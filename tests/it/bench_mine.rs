@@ -128,6 +128,11 @@ fn check_cases(root: &Path, jsonl: &str, snapshot: &Snapshot) -> Vec<CcevalRecor
             elsewhere || imported,
             "{at}: {name} is neither defined in another file nor imported"
         );
+        // Python and TypeScript module scopes need imports: a bare name must be imported.
+        let member = case.prompt.trim_end().ends_with('.');
+        if matches!(language.name(), "python" | "typescript") && !member {
+            assert!(imported, "{at}: the bare name {name} is not imported");
+        }
         cases.push(case);
     }
     cases
