@@ -2,8 +2,8 @@
 //!
 //! A case is a cursor inside a line of an indexed file, right before the line's first use of
 //! an identifier that another file of the workspace defines or that the file imports from a
-//! workspace module (the rule in `mine/rule.rs`). Its reference (`groundtruth`) is the rest of that
-//! line without the newline, its `prompt` the file's text before the cursor and its
+//! workspace module (the rule in `mine/rule.rs`). Its reference (`groundtruth`) is the rest of
+//! that line without the newline, its `prompt` the file's text before the cursor and its
 //! `right_context` the text after the reference, from the line's newline on, so the three
 //! concatenated are the file's indexed text (CRLF read as LF). Cases carry no cross-file context.
 //!
