@@ -1,6 +1,7 @@
 //! Benchmarks: benchmark cases and their replay into run files, everything that reads run
 //! files (reports in Markdown, JSON and HTML, paired comparisons, prediction exports),
-//! deterministic cursor sampling, and a measured llama-server peer for performance runs and tests.
+//! case mining from any workspace, deterministic cursor sampling, and a measured llama-server
+//! peer for performance runs and tests.
 
 pub mod bootstrap;
 mod case;
@@ -13,6 +14,7 @@ pub mod export;
 pub mod formats;
 mod html;
 pub mod markdown;
+pub mod mine;
 mod predictions;
 pub mod record;
 pub mod report;
@@ -31,6 +33,7 @@ pub use case::{Case, CaseFormat, CaseProblem, LoadedCases, Target, load_cases};
 pub use cursors::{SplitMix64, sample_cursors};
 pub use error::BenchError;
 pub use html::render_html;
+pub use mine::{MineParams, Mined, mine};
 pub use predictions::{LoadedPredictions, Prediction, load_predictions};
 pub use run_file::{Resumed, RunFile};
 pub use score::{ScoreTable, score, score_predictions};

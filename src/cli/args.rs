@@ -135,6 +135,8 @@ pub enum BenchCommand {
     Compare(super::bench_compare::BenchCompareArgs),
     /// Export one retriever's predictions for a benchmark's official scoring script.
     Export(super::bench_export::BenchExportArgs),
+    /// Mine CrossCodeEval-style line-completion cases (cursors before cross-file identifiers).
+    Mine(super::bench_mine::BenchMineArgs),
 }
 
 #[derive(Debug, Args)]

@@ -6,6 +6,7 @@
 mod args;
 mod bench_compare;
 mod bench_export;
+mod bench_mine;
 mod bench_model;
 mod bench_report;
 mod bench_run;
@@ -40,6 +41,7 @@ pub fn run() -> ExitCode {
         Command::Bench(args::BenchCommand::Report(args)) => bench_report::run(args),
         Command::Bench(args::BenchCommand::Compare(args)) => bench_compare::run(args),
         Command::Bench(args::BenchCommand::Export(args)) => bench_export::run(args),
+        Command::Bench(args::BenchCommand::Mine(args)) => bench_mine::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -51,8 +51,8 @@ fn record(case: usize, language: &str, retriever: &str, quality: f64) -> RunReco
         template: "plain".into(),
         chunks: vec![ChunkRef {
             path: format!("src/util_{case}.{ext}"),
-            start_line: 1,
-            end_line: 10,
+            start_line: Some(1),
+            end_line: Some(10),
             score: 7.25 - quality,
         }],
         prompt_tokens: PromptTokenCounts {

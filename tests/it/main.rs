@@ -2,6 +2,7 @@
 //! indexes on disk, the real binary, the real Python reference.
 
 mod bad_input;
+mod bench_mine;
 mod bench_report;
 mod bench_run;
 mod cceval_records;
