@@ -344,3 +344,113 @@ fn the_embedded_model_completes_dev_cases_with_three_retrievers() {
     );
     assert_eq!(summary["retrievers"]["dataset"]["scored"], 2, "{summary}");
 }
+
+/// Cases mined from click, replayed with the embedded model and two retrievers, killed with
+/// SIGKILL mid-run, a torn line appended as a killed writer would leave it, then resumed: every
+/// pair exactly once, every line a record, no error.
+#[cfg(feature = "embedded")]
+#[test]
+fn a_killed_run_on_mined_cases_resumes_with_no_pair_lost_or_doubled() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    let cache = tempfile::tempdir().expect("tempdir");
+    let click = crate::support::corpus_workspace("click");
+    let cases = cache.path().join("mined.jsonl");
+    let mined = crossfile(
+        &[
+            "bench",
+            "mine",
+            click.to_str().expect("utf-8"),
+            "--out",
+            cases.to_str().expect("utf-8"),
+            "--n",
+            "8",
+            "--seed",
+            "7",
+        ],
+        cache.path(),
+    );
+    assert!(mined.status.success(), "{}", stderr(&mined));
+    let repos = click
+        .parent()
+        .expect("corpus dir")
+        .to_str()
+        .expect("utf-8")
+        .to_string();
+    let out = cache.path().join("run.jsonl");
+    let gguf = servers::default_gguf();
+    let args = [
+        "bench",
+        "run",
+        "--format",
+        "cceval",
+        "--cases",
+        cases.to_str().expect("utf-8"),
+        "--repos",
+        &repos,
+        "--retriever",
+        "bm25,jaccard",
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--model",
+        gguf.to_str().expect("utf-8"),
+        "--n-ctx",
+        "512",
+        "--max-new-tokens",
+        "8",
+        "--jobs",
+        "1",
+    ];
+    let run = || {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_crossfile"));
+        command
+            .args(args)
+            .env("CROSSFILE_CACHE_DIR", cache.path())
+            .env("CROSSFILE_CONFIG", cache.path().join("no-user-config.toml"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        command
+    };
+    let mut child = run()
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start bench run");
+    let started = Instant::now();
+    let lines = |p: &Path| std::fs::read_to_string(p).map_or(0, |t| t.lines().count());
+    while lines(&out) < 3 && started.elapsed() < Duration::from_secs(300) {
+        assert!(
+            child.try_wait().expect("wait").is_none(),
+            "the run ended before the kill"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill().expect("SIGKILL");
+    let _ = child.wait();
+    let before = lines(&out);
+    assert!(
+        (3..16).contains(&before),
+        "{before} of 16 pairs before the kill"
+    );
+    // A writer killed mid-line leaves a line without its end.
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&out)
+        .and_then(|mut f| f.write_all(br#"{"version":1,"case_id":"mined_python/"#))
+        .expect("append a torn line");
+
+    let resumed = run().output().expect("resume");
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    assert!(
+        stderr(&resumed).contains("torn last line"),
+        "{}",
+        stderr(&resumed)
+    );
+    let rows = records(&out);
+    assert_eq!(rows.len(), 16, "8 cases × 2 retrievers");
+    let cases_seen = by_case(&rows);
+    assert_eq!(cases_seen.len(), 8);
+    assert!(rows.iter().all(|r| r["error"].is_null()));
+    assert!(rows.iter().all(|r| r["metrics"]["es"].is_number()));
+}
