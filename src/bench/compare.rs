@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::bootstrap::{Bootstrap, Interval, mean};
 use super::record::RunRecord;
-use super::runfile::Run;
+use super::run_reader::Run;
 use super::summary::{display_value, retrievers, sort_metrics};
 
 /// The label of the group that pools every language of a format.

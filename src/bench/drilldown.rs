@@ -9,7 +9,7 @@ use super::html::{escape, swatch};
 use super::markdown::UPPER_BOUND;
 use super::record::RunRecord;
 use super::report::Report;
-use super::runfile::Run;
+use super::run_reader::Run;
 use super::summary::{display_decimals, display_value, sort_metrics};
 use super::textdiff::{DiffOp, diff};
 

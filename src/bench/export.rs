@@ -15,7 +15,7 @@
 use serde_json::json;
 
 use super::record::RunRecord;
-use super::runfile::Run;
+use super::run_reader::Run;
 
 /// A benchmark's predictions format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use super::compare::ALL_LANGUAGES;
 use super::drilldown;
 use super::markdown::UPPER_BOUND;
 use super::report::Report;
-use super::runfile::Run;
+use super::run_reader::Run;
 use super::summary::{GroupSummary, display_decimals, display_max};
 
 /// Text made safe for HTML element content and quoted attribute values.

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::bootstrap::Bootstrap;
 use super::compare::{Comparison, pairwise};
-use super::runfile::Run;
+use super::run_reader::Run;
 use super::summary::{GroupSummary, languages, retrievers, scale_note, summarize};
 
 /// What `bench report` prints: `--json` serializes this value.

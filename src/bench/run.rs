@@ -23,7 +23,7 @@ use tokio_util::sync::CancellationToken;
 use super::BenchError;
 use super::case::{Case, Target};
 use super::record::{ChunkRef, PromptTokenCounts, RUN_FORMAT, RunError, RunRecord, StageTimings};
-use super::run_file::RunFile;
+use super::run_writer::RunFile;
 use super::score::score;
 use super::view::CaseView;
 use crate::complete::{CompleteError, Completer, Completion};

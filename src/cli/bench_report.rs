@@ -10,7 +10,7 @@ use crossfile::bench::bootstrap::Bootstrap;
 use crossfile::bench::markdown::report_markdown;
 use crossfile::bench::render_html;
 use crossfile::bench::report::build_report;
-use crossfile::bench::runfile::{Run, read_run};
+use crossfile::bench::run_reader::{Run, read_run};
 
 #[derive(Debug, Args)]
 pub struct BenchReportArgs {
