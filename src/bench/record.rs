@@ -54,6 +54,10 @@ pub struct RunRecord {
     pub metrics: BTreeMap<String, f64>,
     /// Milliseconds per stage.
     pub timings_ms: StageTimings,
+    /// The generation came from the response cache (an identical prompt earlier in the run):
+    /// its generation time is not the model's.
+    #[serde(default)]
+    pub cached: bool,
     /// `None` for a scored case; otherwise why it could not be scored (never counted as a miss).
     pub error: Option<RunError>,
 }

@@ -309,6 +309,7 @@ fn scored(
         },
         prompt_hash: blake3::hash(c.prompt.text.as_bytes()).to_hex().to_string(),
         prompt: c.prompt.text,
+        cached: c.generation.cached,
         raw_suggestion: c.raw_suggestion,
         suggestion: c.suggestion,
         backend: completer.backend().name().to_string(),
@@ -351,6 +352,7 @@ fn failed(case: &Case, retriever: &str, error: Option<RunError>) -> RunRecord {
         reference: case.reference.clone(),
         metrics: BTreeMap::new(),
         timings_ms: StageTimings::default(),
+        cached: false,
         error,
     }
 }

@@ -215,8 +215,10 @@ fn summarize_group(group: &[&RunRecord], bootstrap: &Bootstrap) -> GroupSummary 
             })
         })
         .collect();
-    let total: Vec<f64> = scored.iter().map(|r| r.timings_ms.total).collect();
-    let generate: Vec<f64> = scored.iter().map(|r| r.timings_ms.generate).collect();
+    // Answers from the response cache took no model time: they would flatter the latencies.
+    let timed = || scored.iter().filter(|r| !r.cached);
+    let total: Vec<f64> = timed().map(|r| r.timings_ms.total).collect();
+    let generate: Vec<f64> = timed().map(|r| r.timings_ms.generate).collect();
     GroupSummary {
         format: first.format.clone(),
         language: first.language.clone(),

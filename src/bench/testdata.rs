@@ -54,6 +54,7 @@ pub fn record(case_id: &str, retriever: &str, score: f64) -> RunRecord {
             postprocess: 0.5,
             total: 12.5 + score,
         },
+        cached: false,
         error: None,
     }
 }

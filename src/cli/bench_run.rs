@@ -9,6 +9,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 
+use crossfile::backend::BackendKind;
 use crossfile::bench::record::RunRecord;
 use crossfile::bench::run::{RunEvent, RunPlan, run};
 use crossfile::bench::{CaseFormat, RunFile, load_cases};
@@ -45,7 +46,8 @@ pub struct BenchRunArgs {
     /// The run file: one JSON line per case and retriever; an existing one is resumed.
     #[arg(long, value_name = "RUN.jsonl")]
     pub out: PathBuf,
-    /// Completions in flight at once (default: the number of cores).
+    /// Completions in flight at once (default: 1 for the embedded model, else the number of
+    /// cores).
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
     /// Run only the first N cases of the file.
@@ -119,8 +121,11 @@ pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
         cases,
         retrievers,
         repos: args.repos.clone(),
-        jobs: args.jobs.unwrap_or_else(|| {
-            std::thread::available_parallelism().map_or(2, std::num::NonZero::get)
+        // The embedded model runs one request at a time: more in flight would only queue (and
+        // charge the queueing to `generate`).
+        jobs: args.jobs.unwrap_or_else(|| match settings.backend.kind {
+            BackendKind::Embedded => 1,
+            _ => std::thread::available_parallelism().map_or(2, std::num::NonZero::get),
         }),
         top_k: args.top_k.unwrap_or(settings.retrieve.top_k),
         max_new_tokens: args.max_new_tokens,

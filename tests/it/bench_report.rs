@@ -74,6 +74,7 @@ fn record(case: usize, language: &str, retriever: &str, quality: f64) -> RunReco
             postprocess: 0.5,
             total: 45.0 + 6.0 * case as f64,
         },
+        cached: false,
         error: None,
     }
 }
