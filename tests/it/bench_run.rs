@@ -454,3 +454,55 @@ fn a_killed_run_on_mined_cases_resumes_with_no_pair_lost_or_doubled() {
     assert!(rows.iter().all(|r| r["error"].is_null()));
     assert!(rows.iter().all(|r| r["metrics"]["es"].is_number()));
 }
+
+/// The DEV cases load without a problem, and each CrossCodeEval case's `prompt + groundtruth +
+/// right_context` is its file in the repository (the format's promise); each RepoEval case lays
+/// out in its file, which holds the reference at the case's line.
+#[test]
+fn dev_cases_load_and_match_their_repositories() {
+    use crossfile::bench::{CaseFormat, CaseView, load_cases};
+    let repos = bench_repos();
+    let cceval = load_cases(&cceval_cases(), CaseFormat::Cceval).expect("cceval cases");
+    assert!(cceval.problems.is_empty(), "{:?}", cceval.problems);
+    assert_eq!(cceval.cases.len(), 30);
+    for case in &cceval.cases {
+        let file = repos.join(&case.repository).join(&case.path);
+        let on_disk = crossfile::workspace::read_source(&file, u64::MAX)
+            .expect("the case's file")
+            .text;
+        let right = case.right_context.as_deref().expect("cceval right context");
+        assert_eq!(
+            format!("{}{}{right}", case.prompt, case.reference),
+            on_disk,
+            "{}",
+            case.id
+        );
+        let view = CaseView::new(case, &repos).expect("view");
+        assert_eq!(
+            view.text(),
+            format!("{}{right}", case.prompt),
+            "{}",
+            case.id
+        );
+        // The index sees the left context, or both sides for FIM; never the reference.
+        assert_eq!(view.indexed_text(false), case.prompt, "{}", case.id);
+        assert_eq!(view.indexed_text(true), view.text(), "{}", case.id);
+    }
+    let repoeval = load_cases(&repoeval_cases(), CaseFormat::Repoeval).expect("repoeval cases");
+    assert!(repoeval.problems.is_empty(), "{:?}", repoeval.problems);
+    assert_eq!(repoeval.cases.len(), 50);
+    for case in &repoeval.cases {
+        let view = CaseView::new(case, &repos).unwrap_or_else(|e| panic!("{}: {e}", case.id));
+        let file = repos.join(&case.repository).join(&case.path);
+        let on_disk = crossfile::workspace::read_source(&file, u64::MAX)
+            .expect("the case's file")
+            .text;
+        assert_eq!(
+            format!("{}{}{}", view.left, case.reference, view.right),
+            on_disk,
+            "{}",
+            case.id
+        );
+        assert_eq!(view.cursor.col, 0);
+    }
+}
