@@ -251,7 +251,7 @@ fn charts_section(page: &mut String, report: &Report) {
                 .map(|b| b.ci.map_or(b.value, |ci| ci.high.max(b.value)))
                 .fold(0.0, f64::max);
             chart_no += 1;
-            let title = format!("{format}: mean {metric} per language (whiskers: 95% CI)");
+            let title = format!("{format}: {metric} (mean, 95% CI)");
             page.push_str(&charts::bar_chart(&BarChart {
                 id: &format!("c{chart_no}"),
                 title: &title,
