@@ -12,6 +12,7 @@ use serde_json::json;
 use crossfile::backend::BackendKind;
 use crossfile::bench::record::RunRecord;
 use crossfile::bench::run::{RunEvent, RunPlan, run};
+use crossfile::bench::summary::display_factor;
 use crossfile::bench::{CaseFormat, RunFile, load_cases};
 use crossfile::complete::{Completer, backend_for, tokenizer_for};
 use crossfile::config::Settings;
@@ -200,6 +201,8 @@ struct Tally {
 struct Totals {
     /// The retriever sees the reference (`oracle`).
     upper_bound: bool,
+    /// The benchmark format of its cases (`cceval`, `repoeval`): the scale metrics show in.
+    format: String,
     scored: usize,
     errors: usize,
     sums: BTreeMap<String, f64>,
@@ -209,6 +212,7 @@ impl Tally {
     fn add(&mut self, r: &RunRecord) {
         let t = self.per.entry(r.retriever.clone()).or_default();
         t.upper_bound |= r.upper_bound;
+        t.format.clone_from(&r.format);
         if r.error.is_some() {
             t.errors += 1;
             return;
@@ -226,6 +230,12 @@ impl Tally {
             .fold((0, 0), |(e, n), t| (e + t.errors, n + t.errors + t.scored))
     }
 
+    /// The mean in the benchmark's own scale (CrossCodeEval's `em` and `id_*` ×100, as its
+    /// `results.json` and `bench report` show them).
+    fn shown(t: &Totals, metric: &str) -> Option<f64> {
+        Self::mean(t, metric).map(|m| m * display_factor(&t.format, metric))
+    }
+
     fn mean(t: &Totals, metric: &str) -> Option<f64> {
         (t.scored > 0).then(|| t.sums.get(metric).copied().unwrap_or(0.0) / t.scored as f64)
     }
@@ -235,8 +245,8 @@ impl Tally {
         self.per
             .iter()
             .map(|(name, t)| {
-                let em = Self::mean(t, "em").unwrap_or(f64::NAN);
-                let es = Self::mean(t, "es").unwrap_or(f64::NAN);
+                let em = Self::shown(t, "em").unwrap_or(f64::NAN);
+                let es = Self::shown(t, "es").unwrap_or(f64::NAN);
                 let errors = if t.errors > 0 {
                     format!(" ({} errors)", t.errors)
                 } else {
@@ -272,7 +282,7 @@ impl Tally {
         let mut out =
             String::from("| retriever | scored | errors | em | es |\n|---|---:|---:|---:|---:|\n");
         for (name, t) in &self.per {
-            let cell = |m: &str| Self::mean(t, m).map_or("–".into(), |v| format!("{v:.4}"));
+            let cell = |m: &str| Self::shown(t, m).map_or("–".into(), |v| format!("{v:.4}"));
             let bound = if t.upper_bound { " (upper bound)" } else { "" };
             out.push_str(&format!(
                 "| {name}{bound} | {} | {} | {} | {} |\n",
@@ -283,7 +293,9 @@ impl Tally {
             ));
         }
         out.push_str(&format!(
-            "\n{skipped_records} records skipped as invalid; {resumed} pairs were already in the run file"
+            "\nMeans over scored pairs, in each benchmark's scale (CrossCodeEval em and id_* ×100, es \
+             0..100; RepoEval 0..1). {skipped_records} records skipped as invalid; {resumed} pairs \
+             were already in the run file."
         ));
         out
     }
