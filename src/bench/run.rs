@@ -175,10 +175,14 @@ pub fn run(
 }
 
 /// The completer for a case's protocol: CrossCodeEval cuts to one statement (its metrics cut the
-/// raw suggestion again themselves), RepoEval to a line or a block.
+/// raw suggestion again themselves); RepoEval to a line (stopping generation at the newline), or,
+/// when the reference spans several lines (some API-level cases), not at all, since RepoCoder
+/// cuts the raw output to the reference's line count; a block for function bodies.
 fn completer_for(base: &Completer, case: &Case, max_new_tokens: Option<u32>) -> Completer {
+    let multi_line = case.reference.trim_end_matches('\n').contains('\n');
     let unit = match (case.format, case.target) {
         (super::CaseFormat::Cceval, _) => Unit::Statement,
+        (_, Target::Line) if multi_line => Unit::Raw,
         (_, Target::Line) => Unit::Line,
         (_, Target::Function) => Unit::Block,
     };
