@@ -25,6 +25,10 @@ pub enum BenchError {
         line: usize,
         message: String,
     },
+    /// The channel of finished pairs closed early (cannot happen while the runner holds a
+    /// sender; a panicking task reports its pair as an error).
+    #[error("a completion task ended without reporting its result")]
+    TaskLost,
     #[error(transparent)]
     Index(#[from] crate::index::IndexError),
     #[error(transparent)]

@@ -12,7 +12,7 @@
 //! case that does not fit its repository) is recorded as that pair's error, never as a miss,
 //! and the run goes on.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc;
@@ -100,7 +100,7 @@ pub fn run(
     }
     let mut index_settings = plan.index.clone();
     index_settings.cache_dir = plan.index.cache_dir.join("bench");
-    let (sender, results) = mpsc::channel::<Finished>();
+    let (sender, results) = mpsc::channel::<RunRecord>();
     let mut pool = Pool {
         jobs: plan.jobs.max(1),
         in_flight: 0,
@@ -158,9 +158,17 @@ pub fn run(
                 let sender = sender.clone();
                 pool.in_flight += 1;
                 runtime.spawn(async move {
-                    let finished = task.run().await;
+                    let (case, name) = (task.case.clone(), task.retriever_name.clone());
+                    // A panic in the pipeline becomes this pair's error, not a lost pair.
+                    let record = tokio::spawn(task.run()).await.unwrap_or_else(|e| {
+                        let error = RunError {
+                            kind: "internal".into(),
+                            message: format!("the completion task failed: {e}"),
+                        };
+                        failed(&case, &name, Some(error))
+                    });
                     // The receiver lives until every task has reported.
-                    let _ = sender.send(finished);
+                    let _ = sender.send(record);
                 });
             }
             if let Some(index) = &index {
@@ -198,7 +206,7 @@ fn completer_for(base: &Completer, case: &Case, max_new_tokens: Option<u32>) -> 
 struct Pool<'f, 'e> {
     jobs: usize,
     in_flight: usize,
-    results: mpsc::Receiver<Finished>,
+    results: mpsc::Receiver<RunRecord>,
     file: &'f mut RunFile,
     on_event: &'e mut dyn FnMut(RunEvent<'_>),
 }
@@ -212,12 +220,9 @@ impl Pool<'_, '_> {
     }
 
     fn receive(&mut self) -> Result<(), BenchError> {
-        let finished = self.results.recv().map_err(|_| BenchError::Case {
-            id: String::new(),
-            message: "a completion task ended without reporting".into(),
-        })?;
+        let record = self.results.recv().map_err(|_| BenchError::TaskLost)?;
         self.in_flight -= 1;
-        self.write(&finished.record)
+        self.write(&record)
     }
 
     fn write(&mut self, record: &RunRecord) -> Result<(), BenchError> {
@@ -239,12 +244,8 @@ struct Task {
     top_k: usize,
 }
 
-struct Finished {
-    record: RunRecord,
-}
-
 impl Task {
-    async fn run(self) -> Finished {
+    async fn run(self) -> RunRecord {
         let started = Instant::now();
         let outcome = self
             .completer
@@ -257,7 +258,7 @@ impl Task {
             )
             .await;
         let total = started.elapsed().as_secs_f64() * 1e3;
-        let record = match outcome {
+        match outcome {
             Ok(completion) => RunRecord {
                 col: self.col,
                 ..scored(
@@ -269,8 +270,7 @@ impl Task {
                 )
             },
             Err(e) => failed(&self.case, &self.retriever_name, complete_error(&e)),
-        };
-        Finished { record }
+        }
     }
 }
 
@@ -383,14 +383,4 @@ fn complete_error(e: &CompleteError) -> Option<RunError> {
         kind,
         message: e.to_string(),
     })
-}
-
-/// The distinct retriever names of records, in order of first appearance.
-pub fn retrievers_of(records: &[RunRecord]) -> Vec<String> {
-    let mut seen = BTreeSet::new();
-    records
-        .iter()
-        .filter(|r| seen.insert(r.retriever.clone()))
-        .map(|r| r.retriever.clone())
-        .collect()
 }
