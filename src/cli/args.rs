@@ -68,15 +68,8 @@ pub struct CompleteArgs {
     /// The reference the `oracle` sees (default: the rest of the cursor's line).
     #[arg(long, value_name = "TEXT")]
     pub reference: Option<String>,
-    /// Backend: embedded, openai, openai-chat, ollama, tgi, llamacpp or none.
-    #[arg(long, value_name = "NAME")]
-    pub backend: Option<String>,
-    /// Base URL of an HTTP backend.
-    #[arg(long, value_name = "URL")]
-    pub endpoint: Option<String>,
-    /// A GGUF model file (default: the fetched default model).
-    #[arg(long, value_name = "GGUF")]
-    pub model: Option<PathBuf>,
+    #[command(flatten)]
+    pub model: ModelFlags,
     /// Tokens to generate.
     #[arg(long, value_name = "N")]
     pub max_new_tokens: Option<u32>,
@@ -98,15 +91,8 @@ impl CompleteArgs {
                 top_k: self.top_k,
                 ..RetrieveOptions::default()
             }),
-            backend: Some(BackendOptions {
-                kind: self.backend.clone(),
-                endpoint: self.endpoint.clone(),
-                ..BackendOptions::default()
-            }),
-            model: Some(ModelOptions {
-                path: self.model.clone(),
-                ..ModelOptions::default()
-            }),
+            backend: Some(self.model.backend_options()),
+            model: Some(self.model.model_options()),
             prompt: Some(PromptOptions {
                 max_new_tokens: self.max_new_tokens,
                 ..PromptOptions::default()
@@ -115,6 +101,41 @@ impl CompleteArgs {
                 unit: self.unit.clone(),
             }),
             ..self.index.options()
+        }
+    }
+}
+
+/// Which model answers, for every command that generates; they win over `crossfile.toml`.
+#[derive(Debug, Args)]
+pub struct ModelFlags {
+    /// Backend: embedded, openai, openai-chat, ollama, tgi, llamacpp or none.
+    #[arg(long, value_name = "NAME")]
+    pub backend: Option<String>,
+    /// Base URL of an HTTP backend.
+    #[arg(long, value_name = "URL")]
+    pub endpoint: Option<String>,
+    /// A GGUF model file (default: the fetched default model).
+    #[arg(long, value_name = "GGUF")]
+    pub model: Option<PathBuf>,
+    /// The model's context size in tokens (model.n_ctx).
+    #[arg(long, value_name = "TOKENS")]
+    pub n_ctx: Option<u32>,
+}
+
+impl ModelFlags {
+    pub fn backend_options(&self) -> BackendOptions {
+        BackendOptions {
+            kind: self.backend.clone(),
+            endpoint: self.endpoint.clone(),
+            ..BackendOptions::default()
+        }
+    }
+
+    pub fn model_options(&self) -> ModelOptions {
+        ModelOptions {
+            path: self.model.clone(),
+            n_ctx: self.n_ctx,
+            ..ModelOptions::default()
         }
     }
 }

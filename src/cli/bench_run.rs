@@ -15,10 +15,10 @@ use crossfile::bench::run::{RunEvent, RunPlan, run};
 use crossfile::bench::summary::display_factor;
 use crossfile::bench::{CaseFormat, RunFile, load_cases};
 use crossfile::complete::{Completer, backend_for, tokenizer_for};
-use crossfile::config::Settings;
+use crossfile::config::{Options, Settings};
 use crossfile::retrieve::RetrieverSpec;
 
-use super::args::IndexFlags;
+use super::args::{IndexFlags, ModelFlags};
 use super::progress::bytes_bar;
 
 #[derive(Debug, Args)]
@@ -35,15 +35,8 @@ pub struct BenchRunArgs {
     /// Retriever specs, comma-separated; each case runs with each.
     #[arg(long, value_name = "SPEC[,SPEC...]")]
     pub retriever: String,
-    /// Backend: embedded, openai, openai-chat, ollama, tgi, llamacpp or none.
-    #[arg(long, value_name = "NAME")]
-    pub backend: Option<String>,
-    /// Base URL of an HTTP backend.
-    #[arg(long, value_name = "URL")]
-    pub endpoint: Option<String>,
-    /// A GGUF model file (default: the fetched default model).
-    #[arg(long, value_name = "GGUF")]
-    pub model: Option<PathBuf>,
+    #[command(flatten)]
+    pub model: ModelFlags,
     /// The run file: one JSON line per case and retriever; an existing one is resumed.
     #[arg(long, value_name = "RUN.jsonl")]
     pub out: PathBuf,
@@ -61,9 +54,6 @@ pub struct BenchRunArgs {
     /// bodies).
     #[arg(long, value_name = "N")]
     pub max_new_tokens: Option<u32>,
-    /// The model's context size (model.n_ctx).
-    #[arg(long, value_name = "TOKENS")]
-    pub n_ctx: Option<u32>,
     #[command(flatten)]
     pub index: IndexFlags,
     /// Run again the pairs the run file records as errors (a backend that was down).
@@ -81,13 +71,11 @@ pub fn parse_format(name: &str) -> Result<CaseFormat, String> {
 
 pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
     let retrievers = RetrieverSpec::parse_list(&args.retriever)?;
-    let mut options = args.index.options();
-    let backend = options.backend.get_or_insert_default();
-    backend.kind = args.backend.clone();
-    backend.endpoint = args.endpoint.clone();
-    let model = options.model.get_or_insert_default();
-    model.path = args.model.clone();
-    model.n_ctx = args.n_ctx;
+    let options = Options {
+        backend: Some(args.model.backend_options()),
+        model: Some(args.model.model_options()),
+        ..args.index.options()
+    };
     let settings = Settings::load_with(std::path::Path::new("."), options)?;
 
     let loaded = load_cases(&args.cases, args.format)?;
