@@ -111,26 +111,41 @@ pub fn run(
     let uses_right = completer.template().is_fim();
     for (repository, cases) in by_repository {
         let root = plan.repos.join(repository);
+        // A repository that cannot be indexed fails its own cases, not the run.
         let index = if root.is_dir() {
-            Some(Index::open_or_build(&root, &index_settings, &Progress::none())?.0)
+            Index::open_or_build(&root, &index_settings, &Progress::none())
+                .map(|(index, _)| index)
+                .map_err(|e| e.to_string())
         } else {
-            None
+            Err(format!(
+                "the repository folder {} does not exist",
+                root.display()
+            ))
         };
         for (c, todo) in cases {
             let case = &plan.cases[c];
             let laid_out = CaseView::new(case, &plan.repos).and_then(|view| {
-                let index = index.as_ref().ok_or_else(|| BenchError::Case {
+                let index = index.as_ref().map_err(|message| BenchError::Case {
                     id: case.id.clone(),
-                    message: format!("the repository folder {} does not exist", root.display()),
+                    message: message.clone(),
                 })?;
                 index.update_text(&view.path, &view.indexed_text(uses_right))?;
+                // From here on the file must be read back from disk, even on an error.
+                let query = view.query(case);
+                let query = match query {
+                    Ok(query) => query,
+                    Err(e) => {
+                        index.update_files(&[&view.path])?;
+                        return Err(e);
+                    }
+                };
                 let col = view
                     .left
                     .rsplit('\n')
                     .next()
                     .map_or(0, |l| l.chars().count());
                 let col = u32::try_from(col).unwrap_or(u32::MAX);
-                Ok((view.query(case)?, index.snapshot(), view.path, col))
+                Ok((query, index.snapshot(), view.path, col))
             });
             let (query, snapshot, path, col) = match laid_out {
                 Ok(laid_out) => laid_out,
@@ -171,7 +186,7 @@ pub fn run(
                     let _ = sender.send(record);
                 });
             }
-            if let Some(index) = &index {
+            if let Ok(index) = &index {
                 index.update_files(&[&path])?;
             }
         }

@@ -506,3 +506,48 @@ fn dev_cases_load_and_match_their_repositories() {
         assert_eq!(view.cursor.col, 0);
     }
 }
+
+/// A case whose repository folder is missing is that case's error (kind `case`), never a crash
+/// of the run and never a miss; the other repository's case still runs.
+#[test]
+fn a_missing_repository_fails_its_own_cases_only() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let text = std::fs::read_to_string(cceval_cases()).expect("cases");
+    let mut lines: Vec<String> = text.lines().take(1).map(str::to_string).collect();
+    let mut moved: Value = serde_json::from_str(&lines[0]).expect("json");
+    moved["metadata"]["repository"] = "no-such-repository".into();
+    moved["metadata"]["task_id"] = "moved/1".into();
+    lines.push(moved.to_string());
+    let cases = cache.path().join("two.jsonl");
+    std::fs::write(&cases, lines.join("\n") + "\n").expect("write");
+    let out = cache.path().join("run.jsonl");
+    let (ok, _, err) = bench_run(
+        "cceval",
+        &cases,
+        "bm25",
+        &out,
+        cache.path(),
+        &["--backend", "none"],
+    );
+    assert!(
+        !ok && err.contains("1 of 2 pairs ended in an error"),
+        "{err}"
+    );
+    let rows = by_case(&records(&out));
+    let moved = &rows["moved/1"]["bm25"];
+    assert_eq!(moved["error"]["kind"], "case", "{moved}");
+    assert!(
+        moved["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("no-such-repository")),
+        "{moved}"
+    );
+    assert_eq!(moved["metrics"], serde_json::json!({}));
+    assert_eq!(rows.len(), 2);
+    assert!(
+        rows.values()
+            .filter(|r| r["bm25"]["error"].is_null())
+            .count()
+            == 1
+    );
+}
