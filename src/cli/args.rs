@@ -28,12 +28,23 @@ pub enum Command {
     Retrieve(RetrieveArgs),
     /// Complete at a cursor: retrieve, prompt, generate, post-process.
     Complete(CompleteArgs),
+    /// Run the language server over stdio (stdout is the protocol; logs go to stderr).
+    Serve(ServeArgs),
     /// The model file.
     #[command(subcommand)]
     Model(ModelCommand),
     /// Benchmarks.
     #[command(subcommand)]
     Bench(BenchCommand),
+}
+
+/// `crossfile serve`: settings come from the client (`initializationOptions`) and each
+/// workspace folder's `crossfile.toml`; `--log-level` sets what goes to stderr.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Accepted for editors that pass it; stdio is the only transport.
+    #[arg(long)]
+    pub stdio: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -17,6 +17,7 @@ mod model_cmd;
 mod perf;
 mod progress;
 mod retrieve_cmd;
+mod serve_cmd;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -33,6 +34,7 @@ pub fn run() -> ExitCode {
         Command::Index(args) => index_cmd::run(args),
         Command::Retrieve(args) => retrieve_cmd::run(args),
         Command::Complete(args) => complete_cmd::run(args),
+        Command::Serve(args) => serve_cmd::run(args),
         Command::Model(args::ModelCommand::Fetch(args)) => model_cmd::fetch(args),
         Command::Bench(args::BenchCommand::Perf(args)) => perf::run(args),
         Command::Bench(args::BenchCommand::Model(args)) => bench_model::run(args),

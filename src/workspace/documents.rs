@@ -9,6 +9,9 @@ use ropey::Rope;
 use crate::Position;
 
 /// Open buffers by workspace-relative path. Unsaved text wins over the disk.
+///
+/// Lines break at `\n` only, as everywhere in the engine ([`crate::workspace::line_start_offsets`]);
+/// a caller whose text may hold `\r\n` or a lone `\r` turns them into `\n` first.
 #[derive(Default)]
 pub struct Documents {
     open: RwLock<HashMap<String, Rope>>,
@@ -50,6 +53,27 @@ impl Documents {
         Some(rope.to_string())
     }
 
+    /// The text of line `line` (0-based) of an open buffer, without its line break; `None` if
+    /// the buffer is not open or has no such line.
+    pub fn line(&self, rel: &str, line: u32) -> Option<String> {
+        let open = self.open.read().unwrap_or_else(|e| e.into_inner());
+        let rope = open.get(rel)?;
+        let line = usize::try_from(line).ok()?;
+        if line >= rope.len_lines() {
+            return None;
+        }
+        let text = rope.line(line).to_string();
+        Some(text.strip_suffix('\n').map(str::to_string).unwrap_or(text))
+    }
+
+    /// Whether a buffer is open.
+    pub fn is_open(&self, rel: &str) -> bool {
+        self.open
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains_key(rel)
+    }
+
     /// Paths of the open buffers.
     pub fn open_paths(&self) -> Vec<String> {
         self.open
@@ -65,11 +89,13 @@ impl Documents {
     }
 }
 
-/// The char index of an engine position, clamped to the rope.
+/// The char index of an engine position, clamped to the rope: a column past a line's text is
+/// its end (before the line break), a line past the last is the end of the text.
 fn char_index(rope: &Rope, position: Position) -> usize {
     let line = (position.line as usize).min(rope.len_lines().saturating_sub(1));
     let line_start_byte = rope.line_to_byte(line);
-    let line_len = rope.line(line).len_bytes();
+    let slice = rope.line(line);
+    let line_len = slice.len_bytes() - usize::from(slice.chars().last() == Some('\n'));
     let byte = line_start_byte + (position.col as usize).min(line_len);
     rope.byte_to_char(byte)
 }
@@ -93,8 +119,34 @@ mod tests {
             docs.text("a.py").as_deref(),
             Some("def f():\n    return 42\n# end\n")
         );
+        assert_eq!(docs.line("a.py", 1).as_deref(), Some("    return 42"));
+        assert_eq!(docs.line("a.py", 3).as_deref(), Some(""));
+        assert_eq!(docs.line("a.py", 4), None);
+        assert!(docs.is_open("a.py"));
         assert!(!docs.edit("b.py", p(0, 0)..p(0, 0), "x"));
         docs.close("a.py");
         assert_eq!(docs.text("a.py"), None);
+    }
+
+    #[test]
+    fn lines_break_at_newline_only() {
+        let docs = Documents::default();
+        docs.open("a.ts", "a\u{2028}b\rc\u{85}d\nz");
+        assert_eq!(
+            docs.line("a.ts", 0).as_deref(),
+            Some("a\u{2028}b\rc\u{85}d")
+        );
+        assert_eq!(docs.line("a.ts", 1).as_deref(), Some("z"));
+        assert_eq!(docs.line("a.ts", 2), None);
+    }
+
+    #[test]
+    fn positions_past_a_line_or_the_text_clamp_to_their_end() {
+        let docs = Documents::default();
+        docs.open("a.py", "ab\ncd");
+        let p = |line, col| Position { line, col };
+        assert!(docs.edit("a.py", p(0, 99)..p(0, 99), "!"));
+        assert!(docs.edit("a.py", p(7, u32::MAX)..p(7, u32::MAX), "?"));
+        assert_eq!(docs.text("a.py").as_deref(), Some("ab!\ncd?"));
     }
 }

@@ -14,6 +14,8 @@ mod dense;
 mod embedded;
 mod http_backends;
 mod index_lifecycle;
+#[cfg(feature = "embedded")]
+mod lsp;
 mod metrics_conformance;
 mod model_fetch;
 mod nltk_tokens;

@@ -1,0 +1,202 @@
+//! `textDocument/completion` and `textDocument/inlineCompletion`: one suggestion from the engine's
+//! [`Completer`], as a completion item or an inline item.
+//!
+//! The handler reads the buffer at once (so the text matches the position), then the work runs on
+//! a spawned task: waiting for the index and the model, retrieval on the blocking pool,
+//! generation cancellable. A newer request for the same document, or `$/cancelRequest`, cancels
+//! it; a panic in it becomes an error response.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use tower_lsp::jsonrpc;
+use tower_lsp::lsp_types::{
+    CompletionItem, CompletionItemKind, CompletionList, CompletionParams, CompletionResponse,
+    CompletionTextEdit, InsertTextFormat, Position, Range, TextEdit, Url,
+};
+
+use super::convert::{line_of, to_engine};
+use super::protocol::{InlineCompletionItem, InlineCompletionList, InlineCompletionParams};
+use super::state::{Folder, State};
+use crate::backend::BackendError;
+use crate::complete::{CompleteError, Completer};
+use crate::retrieve::{self, Query};
+use crate::workspace;
+
+/// A suggestion and how it was made.
+struct Suggestion {
+    text: String,
+    retriever: String,
+    latency_ms: f64,
+}
+
+pub async fn completion(
+    state: &Arc<State>,
+    params: CompletionParams,
+) -> jsonrpc::Result<Option<CompletionResponse>> {
+    let at = params.text_document_position;
+    let Some(suggestion) = suggest(state, &at.text_document.uri, at.position).await? else {
+        return Ok(None);
+    };
+    let items = if suggestion.text.trim().is_empty() {
+        Vec::new()
+    } else {
+        vec![completion_item(&suggestion, at.position)]
+    };
+    // Incomplete: the client asks again as the user types, and gets a fresh suggestion.
+    Ok(Some(CompletionResponse::List(CompletionList {
+        is_incomplete: true,
+        items,
+    })))
+}
+
+pub async fn inline_completion(
+    state: &Arc<State>,
+    params: InlineCompletionParams,
+) -> jsonrpc::Result<Option<InlineCompletionList>> {
+    let at = params.text_document_position;
+    let Some(suggestion) = suggest(state, &at.text_document.uri, at.position).await? else {
+        return Ok(None);
+    };
+    let items = if suggestion.text.trim().is_empty() {
+        Vec::new()
+    } else {
+        vec![InlineCompletionItem {
+            insert_text: suggestion.text,
+            range: Some(Range::new(at.position, at.position)),
+        }]
+    };
+    Ok(Some(InlineCompletionList { items }))
+}
+
+/// The suggestion is inserted at the cursor; the label is its first line.
+fn completion_item(suggestion: &Suggestion, at: Position) -> CompletionItem {
+    let first = suggestion.text.lines().next().unwrap_or_default().trim();
+    let label: String = first.chars().take(80).collect();
+    CompletionItem {
+        label,
+        kind: Some(CompletionItemKind::TEXT),
+        detail: Some(format!(
+            "crossfile · {} · {:.0} ms",
+            suggestion.retriever, suggestion.latency_ms
+        )),
+        preselect: Some(true),
+        sort_text: Some("0".into()),
+        insert_text: Some(suggestion.text.clone()),
+        insert_text_format: Some(InsertTextFormat::PLAIN_TEXT),
+        text_edit: Some(CompletionTextEdit::Edit(TextEdit {
+            range: Range::new(at, at),
+            new_text: suggestion.text.clone(),
+        })),
+        ..CompletionItem::default()
+    }
+}
+
+/// Completes at `position` of `uri`; `None` when the file is in no workspace folder.
+async fn suggest(
+    state: &Arc<State>,
+    uri: &Url,
+    position: Position,
+) -> jsonrpc::Result<Option<Suggestion>> {
+    let started = Instant::now();
+    let Some((folder, rel)) = state.locate(uri) else {
+        tracing::debug!(%uri, "completion outside every workspace folder");
+        return Ok(None);
+    };
+    let request = state.begin_request(uri);
+    // Dropped with this handler (`$/cancelRequest`): the task stops at its next check.
+    let cancel_on_drop = request.token.clone().drop_guard();
+    let buffer = folder.documents.text(&rel);
+    let task = tokio::spawn(complete_at(
+        state.clone(),
+        folder,
+        rel,
+        buffer,
+        position,
+        request.token.clone(),
+    ));
+    let outcome = task.await;
+    cancel_on_drop.disarm();
+    state.end_request(uri, &request);
+    let (text, retriever) = match outcome {
+        Ok(Ok(done)) => done,
+        Ok(Err(Failure::Cancelled)) => return Err(jsonrpc::Error::request_cancelled()),
+        Ok(Err(Failure::Engine(message))) => {
+            tracing::warn!(%uri, "completion failed: {message}");
+            return Err(internal(message));
+        }
+        Err(e) => {
+            tracing::error!(%uri, "completion task failed: {e}");
+            return Err(internal(format!("the completion failed: {e}")));
+        }
+    };
+    let latency_ms = started.elapsed().as_secs_f64() * 1e3;
+    tracing::info!(%uri, retriever, latency_ms, "completion");
+    Ok(Some(Suggestion {
+        text,
+        retriever,
+        latency_ms,
+    }))
+}
+
+enum Failure {
+    Cancelled,
+    Engine(String),
+}
+
+/// The engine's part: the index, the model, the query, [`Completer::complete`].
+async fn complete_at(
+    state: Arc<State>,
+    folder: Arc<Folder>,
+    rel: String,
+    buffer: Option<String>,
+    position: Position,
+    cancel: tokio_util::sync::CancellationToken,
+) -> Result<(String, String), Failure> {
+    let index = tokio::select! {
+        index = folder.ready_index() => index.ok_or_else(|| Failure::Engine("the index is gone".into()))?,
+        () = cancel.cancelled() => return Err(Failure::Cancelled),
+    };
+    let engine = tokio::select! {
+        engine = state.engine() => engine.map_err(Failure::Engine)?,
+        () = cancel.cancelled() => return Err(Failure::Cancelled),
+    };
+    let settings = folder.settings();
+    let text = match buffer {
+        Some(text) => text,
+        None => {
+            let path = folder.root.join(&rel);
+            let limit = settings.workspace.max_file_bytes;
+            tokio::task::spawn_blocking(move || workspace::read_source(&path, limit))
+                .await
+                .map_err(|e| Failure::Engine(e.to_string()))?
+                .map_err(|e| Failure::Engine(e.to_string()))?
+                .text
+        }
+    };
+    let cursor = to_engine(line_of(&text, position.line), position);
+    let query = Query::new(&rel, &text, cursor).map_err(|e| Failure::Engine(e.to_string()))?;
+    let spec = settings.retrieve.retriever.clone();
+    let retriever: Arc<dyn retrieve::Retriever> = Arc::from(
+        retrieve::build(&spec, &settings.retrieve).map_err(|e| Failure::Engine(e.to_string()))?,
+    );
+    let completer = Completer::new(&settings, engine.backend, engine.tokenizer);
+    let top_k = settings.retrieve.top_k;
+    match completer
+        .complete(index.snapshot(), query, retriever, top_k, &cancel)
+        .await
+    {
+        Ok(completion) => Ok((completion.suggestion, spec.to_string())),
+        Err(CompleteError::Backend(BackendError::Cancelled)) => Err(Failure::Cancelled),
+        Err(_) if cancel.is_cancelled() => Err(Failure::Cancelled),
+        Err(e) => Err(Failure::Engine(e.to_string())),
+    }
+}
+
+fn internal(message: String) -> jsonrpc::Error {
+    jsonrpc::Error {
+        code: jsonrpc::ErrorCode::InternalError,
+        message: message.into(),
+        data: None,
+    }
+}

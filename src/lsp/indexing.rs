@@ -1,0 +1,149 @@
+//! Indexing the workspace folders on `initialized`, reported to the client with `$/progress`.
+
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+use tower_lsp::lsp_types::notification::Progress as ProgressNotification;
+use tower_lsp::lsp_types::request::WorkDoneProgressCreate;
+use tower_lsp::lsp_types::{
+    NumberOrString, ProgressParams, ProgressParamsValue, WorkDoneProgress, WorkDoneProgressBegin,
+    WorkDoneProgressCreateParams, WorkDoneProgressEnd, WorkDoneProgressReport,
+};
+
+use super::lifecycle::show_error;
+use super::state::State;
+use crate::index::Index;
+use crate::progress::{Progress, ProgressEvent};
+
+/// The progress token of indexing.
+const TOKEN: &str = "crossfile/index";
+
+/// Builds or brings up to date each folder's index on the blocking pool, one folder after
+/// another, with one `$/progress` begin, a report per percent and one end for all of them.
+pub async fn index_folders(state: Arc<State>) {
+    let reporter = Reporter::create(&state).await;
+    reporter.begin().await;
+    let folders = state.folders();
+    let count = folders.len().max(1) as u64;
+    let mut files = 0;
+    let mut failed = 0;
+    for (i, folder) in folders.iter().enumerate() {
+        let settings = folder.settings();
+        let root = folder.root.clone();
+        let (events, mut received) = mpsc::unbounded_channel();
+        let task = tokio::task::spawn_blocking(move || {
+            let progress = Progress::new(move |event| {
+                let _ = events.send(event);
+            });
+            Index::open_or_build(&root, &settings.index, &progress)
+        });
+        let mut total = 0;
+        let mut last = None;
+        // The channel closes when the blocking task drops its progress sink.
+        while let Some(event) = received.recv().await {
+            match event {
+                ProgressEvent::Begin { total: t } => total = t,
+                ProgressEvent::Advance { done } => {
+                    let percent = (i as u64 * 100 + done * 100 / total.max(1)) / count;
+                    if last != Some(percent) {
+                        last = Some(percent);
+                        let message = format!("{}: {done}/{total} files", folder.name);
+                        reporter.report(message, percent as u32).await;
+                    }
+                }
+                ProgressEvent::End => {}
+            }
+        }
+        match task.await {
+            Ok(Ok((index, report))) => {
+                let indexed = index.snapshot().len();
+                files += indexed;
+                tracing::info!(
+                    root = %folder.root.display(), files = indexed, added = report.added,
+                    updated = report.updated, removed = report.removed,
+                    skipped = report.skipped.len(), seconds = report.seconds, "indexed"
+                );
+                folder.set_index(Arc::new(index));
+            }
+            Ok(Err(e)) => {
+                failed += 1;
+                show_error(&state, format!("indexing {}: {e}", folder.root.display())).await;
+            }
+            Err(e) => {
+                failed += 1;
+                show_error(&state, format!("indexing {}: {e}", folder.root.display())).await;
+            }
+        }
+    }
+    let message = if failed == 0 {
+        format!("{files} files indexed")
+    } else {
+        format!("{files} files indexed; {failed} folders failed")
+    };
+    reporter.end(message).await;
+}
+
+/// Sends `$/progress` for one token, if the client takes work-done progress.
+struct Reporter<'a> {
+    state: &'a State,
+    token: Option<NumberOrString>,
+}
+
+impl<'a> Reporter<'a> {
+    /// Asks the client to create the token; without the client's support or consent, reports
+    /// nothing.
+    async fn create(state: &'a State) -> Reporter<'a> {
+        let token = NumberOrString::String(TOKEN.into());
+        let created = state.supports_progress()
+            && state
+                .client
+                .send_request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams {
+                    token: token.clone(),
+                })
+                .await
+                .inspect_err(|e| tracing::warn!("the client refused a progress token: {e}"))
+                .is_ok();
+        Reporter {
+            state,
+            token: created.then_some(token),
+        }
+    }
+
+    async fn begin(&self) {
+        self.send(WorkDoneProgress::Begin(WorkDoneProgressBegin {
+            title: "crossfile: indexing".into(),
+            cancellable: Some(false),
+            message: None,
+            percentage: Some(0),
+        }))
+        .await;
+    }
+
+    async fn report(&self, message: String, percentage: u32) {
+        self.send(WorkDoneProgress::Report(WorkDoneProgressReport {
+            cancellable: Some(false),
+            message: Some(message),
+            percentage: Some(percentage.min(100)),
+        }))
+        .await;
+    }
+
+    async fn end(&self, message: String) {
+        self.send(WorkDoneProgress::End(WorkDoneProgressEnd {
+            message: Some(message),
+        }))
+        .await;
+    }
+
+    async fn send(&self, progress: WorkDoneProgress) {
+        if let Some(token) = &self.token {
+            self.state
+                .client
+                .send_notification::<ProgressNotification>(ProgressParams {
+                    token: token.clone(),
+                    value: ProgressParamsValue::WorkDone(progress),
+                })
+                .await;
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! The language server: `crossfile serve` speaks LSP over stdio and maps each message to the
+//! engine's entry points, nothing more.
+//!
+//! This is the only module that names `tower_lsp` or `lsp_types`. `server.rs` dispatches; each
+//! family of messages has its file (`lifecycle`, `text_sync`, `completion`, `indexing`);
+//! `convert.rs` is the one converter between UTF-16 positions and the engine's byte columns;
+//! `protocol.rs` holds the LSP 3.18 inline-completion types tower-lsp 0.20 lacks,
+//! `capabilities.rs` announces them, and `service.rs` wraps tower-lsp's service at the edge.
+
+mod capabilities;
+mod completion;
+mod convert;
+mod indexing;
+mod lifecycle;
+mod protocol;
+mod server;
+mod service;
+mod state;
+mod text_sync;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::Notify;
+use tower_lsp::LspService;
+
+/// Requests handled at once; a completion waiting on the model holds one slot, so there must be
+/// room for text changes to pass while several wait.
+const CONCURRENCY: usize = 32;
+
+/// How a session ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// `exit` after `shutdown`.
+    Clean,
+    /// `exit` without `shutdown`, or the input closed.
+    Abrupt,
+}
+
+/// Serves one LSP session over stdin and stdout until `exit` or the end of input. Must run inside
+/// a multi-threaded tokio runtime.
+pub async fn serve_stdio() -> Ending {
+    serve(tokio::io::stdin(), tokio::io::stdout()).await
+}
+
+/// Serves one LSP session over `input` and `output`.
+pub async fn serve<I, O>(input: I, output: O) -> Ending
+where
+    I: AsyncRead + Unpin,
+    O: AsyncWrite,
+{
+    let shut_down = Arc::new(AtomicBool::new(false));
+    let flag = shut_down.clone();
+    let (service, socket) = LspService::build(move |client| server::Server::new(client, flag))
+        .custom_method(
+            protocol::INLINE_COMPLETION,
+            server::Server::inline_completion,
+        )
+        .finish();
+    let exited = Arc::new(Notify::new());
+    let service = service::Edge::new(service, exited.clone());
+    let serving = tower_lsp::Server::new(input, output, socket)
+        .concurrency_level(CONCURRENCY)
+        .serve(service);
+    // `exit` ends the session at once; tower-lsp alone would wait for the end of input.
+    tokio::select! {
+        () = serving => {}
+        () = exited.notified() => {}
+    }
+    if shut_down.load(Ordering::SeqCst) {
+        Ending::Clean
+    } else {
+        Ending::Abrupt
+    }
+}

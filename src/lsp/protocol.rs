@@ -1,0 +1,61 @@
+//! LSP 3.18 types that lsp-types 0.94 lacks: `textDocument/inlineCompletion`'s params and result.
+
+use serde::{Deserialize, Serialize};
+use tower_lsp::lsp_types::{Range, TextDocumentPositionParams};
+
+/// The method name of inline completion.
+pub const INLINE_COMPLETION: &str = "textDocument/inlineCompletion";
+
+/// `InlineCompletionParams`: a position; the context (trigger kind, selected item) is not needed
+/// and not read.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InlineCompletionParams {
+    #[serde(flatten)]
+    pub text_document_position: TextDocumentPositionParams,
+}
+
+/// `InlineCompletionList`.
+#[derive(Debug, Serialize, PartialEq)]
+pub struct InlineCompletionList {
+    pub items: Vec<InlineCompletionItem>,
+}
+
+/// `InlineCompletionItem`: the text to insert and the range it replaces.
+#[derive(Debug, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct InlineCompletionItem {
+    pub insert_text: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub range: Option<Range>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use tower_lsp::lsp_types::Position;
+
+    #[test]
+    fn inline_completion_has_the_lsp_3_18_shape() {
+        let params: Result<InlineCompletionParams, _> = serde_json::from_value(json!({
+            "textDocument": {"uri": "file:///w/a.py"},
+            "position": {"line": 3, "character": 7},
+            "context": {"triggerKind": 2},
+        }));
+        let position = params.map(|p| p.text_document_position.position).ok();
+        assert_eq!(position, Some(Position::new(3, 7)));
+        let at = Position::new(3, 7);
+        let list = InlineCompletionList {
+            items: vec![InlineCompletionItem {
+                insert_text: "x()".into(),
+                range: Some(Range::new(at, at)),
+            }],
+        };
+        assert_eq!(
+            serde_json::to_value(list).ok(),
+            Some(json!({"items": [{"insertText": "x()", "range": {
+                "start": {"line": 3, "character": 7}, "end": {"line": 3, "character": 7}}}]}))
+        );
+    }
+}

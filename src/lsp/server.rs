@@ -1,0 +1,79 @@
+//! The `LanguageServer` implementation: it only dispatches each message to its family's file.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use tower_lsp::jsonrpc;
+use tower_lsp::lsp_types::{
+    CompletionParams, CompletionResponse, DidChangeTextDocumentParams, DidCloseTextDocumentParams,
+    DidOpenTextDocumentParams, DidSaveTextDocumentParams, InitializeParams, InitializeResult,
+    InitializedParams,
+};
+use tower_lsp::{Client, LanguageServer};
+
+use super::protocol::{InlineCompletionList, InlineCompletionParams};
+use super::state::State;
+use super::{completion, lifecycle, text_sync};
+
+/// The server behind `crossfile serve`.
+pub struct Server {
+    state: Arc<State>,
+    /// Set by `shutdown`: an `exit` after it is a clean one.
+    shut_down: Arc<AtomicBool>,
+}
+
+impl Server {
+    pub fn new(client: Client, shut_down: Arc<AtomicBool>) -> Server {
+        Server {
+            state: Arc::new(State::new(client)),
+            shut_down,
+        }
+    }
+
+    /// `textDocument/inlineCompletion` (LSP 3.18), registered as a custom method.
+    pub async fn inline_completion(
+        &self,
+        params: InlineCompletionParams,
+    ) -> jsonrpc::Result<Option<InlineCompletionList>> {
+        completion::inline_completion(&self.state, params).await
+    }
+}
+
+#[tower_lsp::async_trait]
+impl LanguageServer for Server {
+    async fn initialize(&self, params: InitializeParams) -> jsonrpc::Result<InitializeResult> {
+        lifecycle::initialize(&self.state, params).await
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        lifecycle::initialized(&self.state);
+    }
+
+    async fn shutdown(&self) -> jsonrpc::Result<()> {
+        self.shut_down.store(true, Ordering::SeqCst);
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        text_sync::did_open(&self.state, params);
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        text_sync::did_change(&self.state, params);
+    }
+
+    async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        text_sync::did_save(&self.state, params);
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        text_sync::did_close(&self.state, params);
+    }
+
+    async fn completion(
+        &self,
+        params: CompletionParams,
+    ) -> jsonrpc::Result<Option<CompletionResponse>> {
+        completion::completion(&self.state, params).await
+    }
+}

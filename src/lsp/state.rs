@@ -1,0 +1,273 @@
+//! What the server holds between messages: client settings, workspace folders (each with its open
+//! buffers and its index), the model, and the completion in flight per document.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::time::Duration;
+
+use tokio::sync::{OnceCell, mpsc, watch};
+use tokio_util::sync::CancellationToken;
+use tower_lsp::Client;
+use tower_lsp::lsp_types::Url;
+
+use crate::backend::Backend;
+use crate::config::{Options, Settings};
+use crate::index::Index;
+use crate::tokenize::Tokenizer;
+use crate::workspace::{self, Documents};
+
+/// How long edits are gathered before the index takes them: a burst of keystrokes becomes one
+/// update per file.
+const UPDATE_DELAY: Duration = Duration::from_millis(300);
+
+/// The server's state, shared by every handler.
+pub struct State {
+    pub client: Client,
+    /// The last good client options (`initializationOptions`).
+    options: RwLock<Options>,
+    folders: RwLock<Vec<Arc<Folder>>>,
+    engine: OnceCell<Engine>,
+    /// The cancel token of the completion in flight, per document.
+    inflight: Mutex<HashMap<Url, (u64, CancellationToken)>>,
+    next_request: AtomicU64,
+    /// Whether the client takes `window/workDoneProgress/create`.
+    pub work_done_progress: AtomicBool,
+}
+
+/// The model, loaded once and shared by every completion.
+#[derive(Clone)]
+pub struct Engine {
+    pub backend: Arc<dyn Backend>,
+    pub tokenizer: Arc<dyn Tokenizer>,
+}
+
+/// A completion in flight: its number and the token that cancels it.
+pub struct InFlight {
+    id: u64,
+    pub token: CancellationToken,
+}
+
+/// One workspace folder: its settings, its open buffers and its index.
+pub struct Folder {
+    /// The canonical root.
+    pub root: PathBuf,
+    pub name: String,
+    settings: RwLock<Arc<Settings>>,
+    /// Open buffers, by path relative to the root.
+    pub documents: Documents,
+    index: watch::Sender<Option<Arc<Index>>>,
+    dirty: mpsc::UnboundedSender<String>,
+}
+
+impl State {
+    pub fn new(client: Client) -> State {
+        State {
+            client,
+            options: RwLock::new(Options::default()),
+            folders: RwLock::new(Vec::new()),
+            engine: OnceCell::new(),
+            inflight: Mutex::new(HashMap::new()),
+            next_request: AtomicU64::new(0),
+            work_done_progress: AtomicBool::new(false),
+        }
+    }
+
+    /// The last good client options.
+    pub fn options(&self) -> Options {
+        self.options
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    pub fn set_options(&self, options: Options) {
+        *self.options.write().unwrap_or_else(|e| e.into_inner()) = options;
+    }
+
+    pub fn folders(&self) -> Vec<Arc<Folder>> {
+        self.folders
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    pub fn set_folders(&self, folders: Vec<Arc<Folder>>) {
+        *self.folders.write().unwrap_or_else(|e| e.into_inner()) = folders;
+    }
+
+    /// The folder holding `uri`'s file (the innermost one when folders nest) and the file's path
+    /// relative to it.
+    pub fn locate(&self, uri: &Url) -> Option<(Arc<Folder>, String)> {
+        let path = super::convert::file_path(uri)?;
+        let path = canonical_or_lexical(&path);
+        self.folders()
+            .into_iter()
+            .filter_map(|folder| {
+                let rel = workspace::relative_path(&folder.root, &path)?;
+                Some((folder, rel))
+            })
+            .min_by_key(|(_, rel)| rel.len())
+    }
+
+    /// Settings for the model: the first folder's, else the client's on top of the defaults.
+    pub fn engine_settings(&self) -> Arc<Settings> {
+        match self.folders().first() {
+            Some(folder) => folder.settings(),
+            None => Arc::new(Settings::resolve(&self.options())),
+        }
+    }
+
+    /// The model, loaded on first use (fetching the default model if it is missing). A failed
+    /// load is tried again by the next request.
+    pub async fn engine(&self) -> Result<Engine, String> {
+        let settings = self.engine_settings();
+        self.engine
+            .get_or_try_init(|| async move {
+                tokio::task::spawn_blocking(move || {
+                    let progress = crate::progress::Progress::none();
+                    let backend = crate::complete::backend_for(&settings, &progress)
+                        .map_err(|e| e.to_string())?;
+                    let tokenizer =
+                        crate::complete::tokenizer_for(&settings, backend.as_ref(), &progress)
+                            .map_err(|e| e.to_string())?;
+                    tracing::info!(backend = backend.name(), "model ready");
+                    Ok(Engine { backend, tokenizer })
+                })
+                .await
+                .map_err(|e| format!("loading the model failed: {e}"))?
+            })
+            .await
+            .cloned()
+    }
+
+    /// A fresh cancel token for a completion in `uri`; the previous one for that document is
+    /// cancelled (a newer request wins).
+    pub fn begin_request(&self, uri: &Url) -> InFlight {
+        let id = self.next_request.fetch_add(1, Ordering::Relaxed);
+        let token = CancellationToken::new();
+        let mut inflight = self.inflight.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, older)) = inflight.insert(uri.clone(), (id, token.clone())) {
+            older.cancel();
+        }
+        InFlight { id, token }
+    }
+
+    /// Forgets `request` if it is still `uri`'s request in flight.
+    pub fn end_request(&self, uri: &Url, request: &InFlight) {
+        let mut inflight = self.inflight.lock().unwrap_or_else(|e| e.into_inner());
+        if inflight.get(uri).is_some_and(|(id, _)| *id == request.id) {
+            inflight.remove(uri);
+        }
+    }
+
+    pub fn supports_progress(&self) -> bool {
+        self.work_done_progress.load(Ordering::Relaxed)
+    }
+}
+
+impl Folder {
+    /// A folder whose index is not built yet; edits queue until it is. Starts the task that
+    /// keeps the index current.
+    pub fn new(root: PathBuf, name: String, settings: Settings) -> Arc<Folder> {
+        let (dirty, queue) = mpsc::unbounded_channel();
+        let (index, _) = watch::channel(None);
+        let folder = Arc::new(Folder {
+            root,
+            name,
+            settings: RwLock::new(Arc::new(settings)),
+            documents: Documents::default(),
+            index,
+            dirty,
+        });
+        tokio::spawn(keep_current(Arc::downgrade(&folder), queue));
+        folder
+    }
+
+    pub fn settings(&self) -> Arc<Settings> {
+        self.settings
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Waits until the index is built.
+    pub async fn ready_index(&self) -> Option<Arc<Index>> {
+        let mut ready = self.index.subscribe();
+        let index = ready.wait_for(Option::is_some).await.ok()?;
+        index.clone()
+    }
+
+    pub fn set_index(&self, index: Arc<Index>) {
+        self.index.send_replace(Some(index));
+    }
+
+    /// Queues `rel` for the index: its open buffer's text if it is open, else the disk's.
+    pub fn touch(&self, rel: &str) {
+        let _ = self.dirty.send(rel.to_string());
+    }
+}
+
+/// Applies queued paths to the folder's index, a batch at a time, on the blocking pool, so
+/// neither the message loop nor a keystroke waits for a commit.
+async fn keep_current(folder: Weak<Folder>, mut queue: mpsc::UnboundedReceiver<String>) {
+    while let Some(first) = queue.recv().await {
+        tokio::time::sleep(UPDATE_DELAY).await;
+        let mut paths = BTreeSet::from([first]);
+        while let Ok(path) = queue.try_recv() {
+            paths.insert(path);
+        }
+        let Some(index) = (match folder.upgrade() {
+            Some(f) => f.ready_index().await,
+            None => return,
+        }) else {
+            return;
+        };
+        // Texts are read after the index is ready, so the newest buffer content goes in.
+        let Some(f) = folder.upgrade() else { return };
+        let work: Vec<(String, Option<String>)> = paths
+            .into_iter()
+            .map(|rel| {
+                let text = f.documents.text(&rel);
+                (rel, text)
+            })
+            .collect();
+        drop(f);
+        let done = tokio::task::spawn_blocking(move || {
+            for (rel, text) in work {
+                let result = match &text {
+                    Some(text) => index.update_text(&rel, text),
+                    None => index.update_files(&[rel.as_str()]).map(|_| ()),
+                };
+                match result {
+                    Ok(()) => tracing::debug!(path = %rel, open = text.is_some(), "index updated"),
+                    Err(e) => tracing::warn!(path = %rel, "index update failed: {e}"),
+                }
+            }
+        })
+        .await;
+        if let Err(e) = done {
+            tracing::error!("index update task failed: {e}");
+        }
+    }
+}
+
+/// `path` through symlinks when it exists; else its existing ancestor's canonical form joined
+/// with the rest, so a file not yet on disk still finds its folder.
+fn canonical_or_lexical(path: &Path) -> PathBuf {
+    if let Ok(path) = path.canonicalize() {
+        return path;
+    }
+    let mut tail = Vec::new();
+    let mut existing = path;
+    while let (Some(parent), Some(name)) = (existing.parent(), existing.file_name()) {
+        tail.push(name.to_os_string());
+        existing = parent;
+        if let Ok(mut resolved) = existing.canonicalize() {
+            resolved.extend(tail.iter().rev());
+            return resolved;
+        }
+    }
+    path.to_path_buf()
+}
