@@ -87,15 +87,24 @@ impl Client {
         self.stdin.flush().expect("flush");
     }
 
+    /// A notification; `Value::Null` params are left out, as `shutdown` and `exit` want.
     fn notify(&mut self, method: &str, params: Value) {
-        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+        let mut message = json!({"jsonrpc": "2.0", "method": method});
+        if !params.is_null() {
+            message["params"] = params;
+        }
+        self.send(&message);
     }
 
     /// Sends a request and waits for its response, answering the server's own requests.
     fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        if !params.is_null() {
+            message["params"] = params;
+        }
+        self.send(&message);
         self.wait_until(Duration::from_secs(120), |m| {
             m.get("id") == Some(&json!(id))
         })
@@ -222,7 +231,8 @@ fn serve_completes_an_unsaved_buffer() {
         Some(&json!("2 files indexed"))
     );
 
-    // The buffer is not saved; its text, with an emoji before the cursor, is what completes.
+    // The buffer is not saved; its text, with an emoji before the cursor, is what completes (on
+    // disk the file has one line, so a completion from the disk would fail at line 3).
     let text = "from geometry.shapes import Rectangle, rectangle_area\n\nbox = Rectangle(3, 4)  # 📦\nprint(rectangle_";
     client.notify(
         "textDocument/didOpen",
