@@ -11,19 +11,19 @@ use tower_lsp::lsp_types::{
 };
 
 use super::lifecycle::show_error;
-use super::state::State;
+use super::state::{Folder, State};
 use crate::index::Index;
 use crate::progress::{Progress, ProgressEvent};
 
 /// The progress token of indexing.
 const TOKEN: &str = "crossfile/index";
 
-/// Builds or brings up to date each folder's index on the blocking pool, one folder after
-/// another, with one `$/progress` begin, a report per percent and one end for all of them.
-pub async fn index_folders(state: Arc<State>) {
+/// Builds or brings up to date the index of each of `folders` on the blocking pool, one after
+/// another, with one `$/progress` begin, a report per percent and one end for all of them. A
+/// folder's index is replaced only when its new one is ready.
+pub async fn index_folders(state: Arc<State>, folders: Vec<Arc<Folder>>) {
     let reporter = Reporter::create(&state).await;
     reporter.begin().await;
-    let folders = state.folders();
     let count = folders.len().max(1) as u64;
     let mut files = 0;
     let mut failed = 0;

@@ -10,7 +10,7 @@ use tower_lsp::lsp_types::{
 };
 
 use super::state::{Folder, State};
-use super::{capabilities, convert, indexing};
+use super::{capabilities, convert, indexing, workspace_sync};
 use crate::config::{ConfigError, Options, Settings, Source};
 
 /// Reads the client's settings and workspace folders and announces the capabilities. A bad
@@ -26,6 +26,14 @@ pub async fn initialize(
         .and_then(|w| w.work_done_progress)
         .unwrap_or(false);
     state.work_done_progress.store(progress, Ordering::Relaxed);
+    let watch = params
+        .capabilities
+        .workspace
+        .as_ref()
+        .and_then(|w| w.did_change_watched_files.as_ref())
+        .and_then(|w| w.dynamic_registration)
+        .unwrap_or(false);
+    state.watch_registration.store(watch, Ordering::Relaxed);
 
     match client_options(params.initialization_options) {
         Ok(options) => state.set_options(options),
@@ -76,9 +84,10 @@ pub async fn initialize(
     })
 }
 
-/// Starts indexing every folder and loading the model, each on its own task.
+/// Starts indexing every folder, watching files and loading the model, each on its own task.
 pub fn initialized(state: &Arc<State>) {
-    tokio::spawn(indexing::index_folders(state.clone()));
+    tokio::spawn(indexing::index_folders(state.clone(), state.folders()));
+    tokio::spawn(workspace_sync::watch_files(state.clone()));
     let state = state.clone();
     tokio::spawn(async move {
         if let Err(e) = state.engine().await {
@@ -97,7 +106,7 @@ pub fn client_options(value: Option<serde_json::Value>) -> Result<Options, Confi
 }
 
 /// A folder's settings: defaults, the user's file, the folder's `crossfile.toml`, the client's.
-fn folder_settings(root: &std::path::Path, options: &Options) -> Result<Settings, ConfigError> {
+pub fn folder_settings(root: &std::path::Path, options: &Options) -> Result<Settings, ConfigError> {
     Settings::load_with(root, options.clone())
 }
 

@@ -2,7 +2,8 @@
 //! engine's entry points, nothing more.
 //!
 //! This is the only module that names `tower_lsp` or `lsp_types`. `server.rs` dispatches; each
-//! family of messages has its file (`lifecycle`, `text_sync`, `completion`, `indexing`);
+//! family of messages has its file (`lifecycle`, `text_sync`, `workspace_sync`, `completion`,
+//! `indexing`);
 //! `convert.rs` is the one converter between UTF-16 positions and the engine's byte columns;
 //! `protocol.rs` holds the LSP 3.18 inline-completion types tower-lsp 0.20 lacks,
 //! `capabilities.rs` announces them, and `service.rs` wraps tower-lsp's service at the edge.
@@ -17,6 +18,7 @@ mod server;
 mod service;
 mod state;
 mod text_sync;
+mod workspace_sync;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

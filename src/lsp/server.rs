@@ -5,7 +5,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use tower_lsp::jsonrpc;
 use tower_lsp::lsp_types::{
-    CompletionParams, CompletionResponse, DidChangeTextDocumentParams, DidCloseTextDocumentParams,
+    CompletionParams, CompletionResponse, DidChangeConfigurationParams,
+    DidChangeTextDocumentParams, DidChangeWatchedFilesParams, DidCloseTextDocumentParams,
     DidOpenTextDocumentParams, DidSaveTextDocumentParams, InitializeParams, InitializeResult,
     InitializedParams,
 };
@@ -13,7 +14,7 @@ use tower_lsp::{Client, LanguageServer};
 
 use super::protocol::{InlineCompletionList, InlineCompletionParams};
 use super::state::State;
-use super::{completion, lifecycle, text_sync};
+use super::{completion, lifecycle, text_sync, workspace_sync};
 
 /// The server behind `crossfile serve`.
 pub struct Server {
@@ -68,6 +69,14 @@ impl LanguageServer for Server {
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
         text_sync::did_close(&self.state, params);
+    }
+
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        workspace_sync::did_change_configuration(&self.state, params).await;
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        workspace_sync::did_change_watched_files(&self.state, params);
     }
 
     async fn completion(

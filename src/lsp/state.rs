@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::Duration;
 
-use tokio::sync::{OnceCell, mpsc, watch};
+use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 use tower_lsp::Client;
 use tower_lsp::lsp_types::Url;
@@ -28,12 +28,15 @@ pub struct State {
     /// The last good client options (`initializationOptions`).
     options: RwLock<Options>,
     folders: RwLock<Vec<Arc<Folder>>>,
-    engine: OnceCell<Engine>,
+    /// The model and the settings it was loaded with.
+    engine: tokio::sync::Mutex<Option<(Arc<Settings>, Engine)>>,
     /// The cancel token of the completion in flight, per document.
     inflight: Mutex<HashMap<Url, (u64, CancellationToken)>>,
     next_request: AtomicU64,
     /// Whether the client takes `window/workDoneProgress/create`.
     pub work_done_progress: AtomicBool,
+    /// Whether the client takes a dynamic registration of `workspace/didChangeWatchedFiles`.
+    pub watch_registration: AtomicBool,
 }
 
 /// The model, loaded once and shared by every completion.
@@ -67,10 +70,11 @@ impl State {
             client,
             options: RwLock::new(Options::default()),
             folders: RwLock::new(Vec::new()),
-            engine: OnceCell::new(),
+            engine: tokio::sync::Mutex::new(None),
             inflight: Mutex::new(HashMap::new()),
             next_request: AtomicU64::new(0),
             work_done_progress: AtomicBool::new(false),
+            watch_registration: AtomicBool::new(false),
         }
     }
 
@@ -119,27 +123,32 @@ impl State {
         }
     }
 
-    /// The model, loaded on first use (fetching the default model if it is missing). A failed
-    /// load is tried again by the next request.
+    /// The model, loaded on first use (fetching the default model if it is missing), and again
+    /// when its settings (`model`, `backend`) have changed. A failed load is tried again by the
+    /// next request; requests wait while it loads.
     pub async fn engine(&self) -> Result<Engine, String> {
         let settings = self.engine_settings();
-        self.engine
-            .get_or_try_init(|| async move {
-                tokio::task::spawn_blocking(move || {
-                    let progress = crate::progress::Progress::none();
-                    let backend = crate::complete::backend_for(&settings, &progress)
-                        .map_err(|e| e.to_string())?;
-                    let tokenizer =
-                        crate::complete::tokenizer_for(&settings, backend.as_ref(), &progress)
-                            .map_err(|e| e.to_string())?;
-                    tracing::info!(backend = backend.name(), "model ready");
-                    Ok(Engine { backend, tokenizer })
-                })
-                .await
-                .map_err(|e| format!("loading the model failed: {e}"))?
-            })
-            .await
-            .cloned()
+        let mut slot = self.engine.lock().await;
+        if let Some((loaded, engine)) = slot.as_ref()
+            && loaded.model == settings.model
+            && loaded.backend == settings.backend
+        {
+            return Ok(engine.clone());
+        }
+        let for_load = settings.clone();
+        let engine = tokio::task::spawn_blocking(move || {
+            let progress = crate::progress::Progress::none();
+            let backend =
+                crate::complete::backend_for(&for_load, &progress).map_err(|e| e.to_string())?;
+            let tokenizer = crate::complete::tokenizer_for(&for_load, backend.as_ref(), &progress)
+                .map_err(|e| e.to_string())?;
+            tracing::info!(backend = backend.name(), "model ready");
+            Ok::<_, String>(Engine { backend, tokenizer })
+        })
+        .await
+        .map_err(|e| format!("loading the model failed: {e}"))??;
+        *slot = Some((settings, engine.clone()));
+        Ok(engine)
     }
 
     /// A fresh cancel token for a completion in `uri`; the previous one for that document is
@@ -190,6 +199,10 @@ impl Folder {
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
+    }
+
+    pub fn set_settings(&self, settings: Settings) {
+        *self.settings.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(settings);
     }
 
     /// Waits until the index is built.

@@ -1,5 +1,5 @@
 //! `crossfile serve` driven over stdio by a small real client: initialize, index progress, an
-//! unsaved buffer, completion, inline completion, bad settings, shutdown and exit.
+//! unsaved buffer, completion, inline completion, settings (good and bad), shutdown and exit.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
@@ -282,6 +282,35 @@ fn serve_completes_an_unsaved_buffer() {
                "position": {"line": 3, "character": 14}}),
     );
     assert!(answer.get("result").is_some(), "{answer}");
+
+    // New settings apply to the next completion; a bad value is shown and changes nothing.
+    client.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"crossfile": {"retrieve": {"retriever": "jaccard"}}}}),
+    );
+    client.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"crossfile": {"retrieve": {"retriever": "bm26"}}}}),
+    );
+    let answer = client.request("textDocument/completion", at);
+    let detail = answer
+        .pointer("/result/items/0/detail")
+        .and_then(Value::as_str);
+    assert!(
+        detail.is_some_and(|d| d.starts_with("crossfile · jaccard · ")),
+        "{answer}"
+    );
+    let shown: Vec<&Value> = client
+        .notifications
+        .iter()
+        .filter(|m| m["method"] == json!("window/showMessage"))
+        .collect();
+    assert_eq!(shown.len(), 1, "{shown:?}");
+    let message = shown[0].pointer("/params/message").and_then(Value::as_str);
+    assert!(
+        message.is_some_and(|m| m.contains("retrieve.retriever") && m.contains("bm26")),
+        "{message:?}"
+    );
     assert_eq!(client.finish(true), Some(0));
 }
 
