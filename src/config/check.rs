@@ -101,6 +101,15 @@ pub fn problems(options: &Options) -> Vec<Problem> {
     if let Some(p) = &options.postprocess {
         out.one_of("postprocess.unit", p.unit.as_deref(), UNITS);
     }
+    if let Some(l) = &options.lsp {
+        out.range("lsp.debounce_ms", l.debounce_ms, 0, 10_000);
+        out.range(
+            "lsp.max_suggestion_chars",
+            l.max_suggestion_chars.map(|n| n as u64),
+            1,
+            1_000_000,
+        );
+    }
     out.0
 }
 

@@ -15,11 +15,11 @@ use std::path::{Path, PathBuf};
 
 pub use check::{BACKEND_KINDS, TEMPLATES, UNITS};
 pub use options::{
-    BackendOptions, DenseOptions, IndexOptions, ModelOptions, Options, Overlay, PostprocessOptions,
-    PromptOptions, RetrieveOptions, WorkspaceOptions,
+    BackendOptions, DenseOptions, IndexOptions, LspOptions, ModelOptions, Options, Overlay,
+    PostprocessOptions, PromptOptions, RetrieveOptions, WorkspaceOptions,
 };
 pub use settings::{
-    BackendSettings, DenseSettings, IndexSettings, ModelSettings, PostprocessSettings,
+    BackendSettings, DenseSettings, IndexSettings, LspSettings, ModelSettings, PostprocessSettings,
     PromptSettings, RetrieveSettings, Settings, WorkspaceSettings,
 };
 

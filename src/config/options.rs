@@ -49,6 +49,7 @@ options! {
         pub backend: Option<BackendOptions>,
         pub prompt: Option<PromptOptions>,
         pub postprocess: Option<PostprocessOptions>,
+        pub lsp: Option<LspOptions>,
     }
 }
 
@@ -153,6 +154,17 @@ options! {
     pub struct PostprocessOptions {
         /// `line`, `statement`, `block` or `raw`.
         pub unit: Option<String>,
+    }
+}
+
+options! {
+    /// `[lsp]`: what only the language server reads.
+    pub struct LspOptions {
+        /// How long a completion request waits before it starts, so a newer one for the same
+        /// document (a keystroke later) replaces it without running the model.
+        pub debounce_ms: Option<u64>,
+        /// Suggestions are cut to this many characters.
+        pub max_suggestion_chars: Option<usize>,
     }
 }
 

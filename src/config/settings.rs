@@ -19,6 +19,7 @@ pub struct Settings {
     pub backend: BackendSettings,
     pub prompt: PromptSettings,
     pub postprocess: PostprocessSettings,
+    pub lsp: LspSettings,
 }
 
 /// `[model]`.
@@ -68,6 +69,15 @@ pub struct PromptSettings {
 pub struct PostprocessSettings {
     /// Default `line`.
     pub unit: Unit,
+}
+
+/// `[lsp]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LspSettings {
+    /// Wait before a completion starts (default 50 ms).
+    pub debounce_ms: u64,
+    /// Longest suggestion, in characters (default 500).
+    pub max_suggestion_chars: usize,
 }
 
 /// `[retrieve.dense]`.
@@ -139,6 +149,7 @@ impl Settings {
         let b = options.backend.clone().unwrap_or_default();
         let p = options.prompt.clone().unwrap_or_default();
         let pp = options.postprocess.clone().unwrap_or_default();
+        let l = options.lsp.clone().unwrap_or_default();
         let cache_dir = i.cache_dir.clone().unwrap_or_else(super::default_cache_dir);
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get() as u32);
         let workspace = WorkspaceSettings {
@@ -210,6 +221,10 @@ impl Settings {
                     .as_deref()
                     .and_then(Unit::from_name)
                     .unwrap_or(Unit::Line),
+            },
+            lsp: LspSettings {
+                debounce_ms: l.debounce_ms.unwrap_or(50),
+                max_suggestion_chars: l.max_suggestion_chars.unwrap_or(500),
             },
         }
     }

@@ -3,8 +3,9 @@
 //!
 //! The handler reads the buffer at once (so the text matches the position), then the work runs on
 //! a spawned task: waiting for the index and the model, retrieval on the blocking pool,
-//! generation cancellable. A newer request for the same document, or `$/cancelRequest`, cancels
-//! it; a panic in it becomes an error response.
+//! generation cancellable. It starts after `lsp.debounce_ms`; a newer request for the same
+//! document, or `$/cancelRequest`, cancels it; a panic in it becomes an error response. The
+//! suggestion is cut to `lsp.max_suggestion_chars`.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -153,6 +154,13 @@ async fn complete_at(
     position: Position,
     cancel: tokio_util::sync::CancellationToken,
 ) -> Result<(String, String), Failure> {
+    let settings = folder.settings();
+    // The debounce: a newer request for this document within it cancels this one.
+    let debounce = std::time::Duration::from_millis(settings.lsp.debounce_ms);
+    tokio::select! {
+        () = tokio::time::sleep(debounce) => {}
+        () = cancel.cancelled() => return Err(Failure::Cancelled),
+    }
     let index = tokio::select! {
         index = folder.ready_index() => index.ok_or_else(|| Failure::Engine("the index is gone".into()))?,
         () = cancel.cancelled() => return Err(Failure::Cancelled),
@@ -161,7 +169,6 @@ async fn complete_at(
         engine = state.engine() => engine.map_err(Failure::Engine)?,
         () = cancel.cancelled() => return Err(Failure::Cancelled),
     };
-    let settings = folder.settings();
     let text = match buffer {
         Some(text) => text,
         None => {
@@ -186,11 +193,25 @@ async fn complete_at(
         .complete(index.snapshot(), query, retriever, top_k, &cancel)
         .await
     {
-        Ok(completion) => Ok((completion.suggestion, spec.to_string())),
+        Ok(completion) => {
+            let limit = settings.lsp.max_suggestion_chars;
+            Ok((
+                at_most_chars(completion.suggestion, limit),
+                spec.to_string(),
+            ))
+        }
         Err(CompleteError::Backend(BackendError::Cancelled)) => Err(Failure::Cancelled),
         Err(_) if cancel.is_cancelled() => Err(Failure::Cancelled),
         Err(e) => Err(Failure::Engine(e.to_string())),
     }
+}
+
+/// `text` cut to its first `limit` characters.
+fn at_most_chars(mut text: String, limit: usize) -> String {
+    if let Some((byte, _)) = text.char_indices().nth(limit) {
+        text.truncate(byte);
+    }
+    text
 }
 
 fn internal(message: String) -> jsonrpc::Error {
@@ -198,5 +219,19 @@ fn internal(message: String) -> jsonrpc::Error {
         code: jsonrpc::ErrorCode::InternalError,
         message: message.into(),
         data: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions_are_cut_by_characters() {
+        assert_eq!(at_most_chars("abc".into(), 5), "abc");
+        assert_eq!(at_most_chars("abc".into(), 3), "abc");
+        assert_eq!(at_most_chars("é🎉中x".into(), 3), "é🎉中");
+        assert_eq!(at_most_chars("é🎉".into(), 0), "");
+        assert_eq!(at_most_chars(String::new(), 0), "");
     }
 }

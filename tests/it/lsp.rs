@@ -98,6 +98,13 @@ impl Client {
 
     /// Sends a request and waits for its response, answering the server's own requests.
     fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.start_request(method, params);
+        self.response(id)
+            .unwrap_or_else(|| panic!("no answer to {method}"))
+    }
+
+    /// Sends a request without waiting; returns its id.
+    fn start_request(&mut self, method: &str, params: Value) -> i64 {
         let id = self.next_id;
         self.next_id += 1;
         let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method});
@@ -105,10 +112,14 @@ impl Client {
             message["params"] = params;
         }
         self.send(&message);
+        id
+    }
+
+    /// Waits for the response to request `id`.
+    fn response(&mut self, id: i64) -> Option<Value> {
         self.wait_until(Duration::from_secs(120), |m| {
-            m.get("id") == Some(&json!(id))
+            m.get("id") == Some(&json!(id)) && m.get("method").is_none()
         })
-        .unwrap_or_else(|| panic!("no answer to {method}"))
     }
 
     /// Reads messages until one satisfies `done` (returned) or `timeout` passes.
@@ -292,7 +303,7 @@ fn serve_completes_an_unsaved_buffer() {
         "workspace/didChangeConfiguration",
         json!({"settings": {"crossfile": {"retrieve": {"retriever": "bm26"}}}}),
     );
-    let answer = client.request("textDocument/completion", at);
+    let answer = client.request("textDocument/completion", at.clone());
     let detail = answer
         .pointer("/result/items/0/detail")
         .and_then(Value::as_str);
@@ -310,6 +321,40 @@ fn serve_completes_an_unsaved_buffer() {
     assert!(
         message.is_some_and(|m| m.contains("retrieve.retriever") && m.contains("bm26")),
         "{message:?}"
+    );
+
+    // With a long debounce, a newer request for the same document cancels the older one, and so
+    // does `$/cancelRequest`; both are answered as cancelled (-32800).
+    client.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"lsp": {"debounce_ms": 1500}}}),
+    );
+    let older = client.start_request("textDocument/completion", at.clone());
+    let newer = client.start_request("textDocument/completion", at.clone());
+    let older = client
+        .response(older)
+        .expect("an answer to the older request");
+    assert_eq!(
+        older.pointer("/error/code"),
+        Some(&json!(-32800)),
+        "{older}"
+    );
+    let newer = client
+        .response(newer)
+        .expect("an answer to the newer request");
+    assert!(
+        newer.pointer("/result/items/0/insertText").is_some(),
+        "{newer}"
+    );
+    let cancelled = client.start_request("textDocument/completion", at);
+    client.notify("$/cancelRequest", json!({"id": cancelled}));
+    let cancelled = client
+        .response(cancelled)
+        .expect("an answer to the cancelled request");
+    assert_eq!(
+        cancelled.pointer("/error/code"),
+        Some(&json!(-32800)),
+        "{cancelled}"
     );
     assert_eq!(client.finish(true), Some(0));
 }
