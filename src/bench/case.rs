@@ -36,6 +36,34 @@ impl CaseFormat {
     pub fn from_name(name: &str) -> Option<CaseFormat> {
         CaseFormat::ALL.into_iter().find(|f| f.name() == name)
     }
+
+    /// The format of a cases file, told by its first record: CrossCodeEval records carry
+    /// `groundtruth`, RepoEval's `metadata.fpath_tuple`. `None` when neither (or no record).
+    pub fn detect(path: &Path) -> Result<Option<CaseFormat>, BenchError> {
+        use std::io::BufRead;
+        let file = std::fs::File::open(path).map_err(|error| BenchError::Read {
+            path: path.into(),
+            error,
+        })?;
+        for line in std::io::BufReader::new(file).lines() {
+            let line = line.map_err(|error| BenchError::Read {
+                path: path.into(),
+                error,
+            })?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let record: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+            return Ok(if record.get("groundtruth").is_some() {
+                Some(CaseFormat::Cceval)
+            } else if record.pointer("/metadata/fpath_tuple").is_some() {
+                Some(CaseFormat::Repoeval)
+            } else {
+                None
+            });
+        }
+        Ok(None)
+    }
 }
 
 impl fmt::Display for CaseFormat {

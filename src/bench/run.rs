@@ -21,19 +21,15 @@ use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::BenchError;
-use super::case::{Case, Target};
+use super::case::Case;
 use super::record::{ChunkRef, PromptTokenCounts, RUN_FORMAT, RunError, RunRecord, StageTimings};
+use super::replay::{LaidOut, completer_for, lay_out};
 use super::run_writer::RunFile;
 use super::score::score;
-use super::view::CaseView;
 use crate::complete::{CompleteError, Completer, Completion};
 use crate::config::{IndexSettings, RetrieveSettings};
 use crate::index::{Index, Progress, Snapshot};
-use crate::postprocess::Unit;
 use crate::retrieve::{self, Query, Retriever, RetrieverSpec};
-
-/// Tokens generated for a function body when `--max-new-tokens` is not given.
-pub const FUNCTION_MAX_NEW_TOKENS: u32 = 256;
 
 /// What to run.
 pub struct RunPlan<'a> {
@@ -45,7 +41,7 @@ pub struct RunPlan<'a> {
     pub jobs: usize,
     pub top_k: usize,
     /// Tokens to generate; `None` keeps the completer's (line cases) or
-    /// [`FUNCTION_MAX_NEW_TOKENS`] (function bodies).
+    /// [`super::replay::FUNCTION_MAX_NEW_TOKENS`] (function bodies).
     pub max_new_tokens: Option<u32>,
     /// Indexes of the cases' repositories (their `cache_dir` gets a `bench/` below it).
     pub index: IndexSettings,
@@ -124,30 +120,19 @@ pub fn run(
         };
         for (c, todo) in cases {
             let case = &plan.cases[c];
-            let laid_out = CaseView::new(case, &plan.repos).and_then(|view| {
-                let index = index.as_ref().map_err(|message| BenchError::Case {
+            let laid_out = index
+                .as_ref()
+                .map_err(|message| BenchError::Case {
                     id: case.id.clone(),
                     message: message.clone(),
-                })?;
-                index.update_text(&view.path, &view.indexed_text(uses_right))?;
-                // From here on the file must be read back from disk, even on an error.
-                let query = view.query(case);
-                let query = match query {
-                    Ok(query) => query,
-                    Err(e) => {
-                        index.update_files(&[&view.path])?;
-                        return Err(e);
-                    }
-                };
-                let col = view
-                    .left
-                    .rsplit('\n')
-                    .next()
-                    .map_or(0, |l| l.chars().count());
-                let col = u32::try_from(col).unwrap_or(u32::MAX);
-                Ok((query, index.snapshot(), view.path, col))
-            });
-            let (query, snapshot, path, col) = match laid_out {
+                })
+                .and_then(|index| lay_out(case, &plan.repos, index, uses_right));
+            let LaidOut {
+                query,
+                snapshot,
+                col,
+                ..
+            } = match laid_out {
                 Ok(laid_out) => laid_out,
                 Err(e) => {
                     for r in todo {
@@ -186,35 +171,12 @@ pub fn run(
                     let _ = sender.send(record);
                 });
             }
-            if let Ok(index) = &index {
-                index.update_files(&[&path])?;
-            }
         }
     }
     while pool.in_flight > 0 {
         pool.receive()?;
     }
     Ok(())
-}
-
-/// The completer for a case's protocol: CrossCodeEval cuts to one statement (its metrics cut the
-/// raw suggestion again themselves); RepoEval to a line (stopping generation at the newline), or,
-/// when the reference spans several lines (some API-level cases), not at all, since RepoCoder
-/// cuts the raw output to the reference's line count; a block for function bodies.
-fn completer_for(base: &Completer, case: &Case, max_new_tokens: Option<u32>) -> Completer {
-    let multi_line = case.reference.trim_end_matches('\n').contains('\n');
-    let unit = match (case.format, case.target) {
-        (super::CaseFormat::Cceval, _) => Unit::Statement,
-        (_, Target::Line) if multi_line => Unit::Raw,
-        (_, Target::Line) => Unit::Line,
-        (_, Target::Function) => Unit::Block,
-    };
-    let completer = base.clone().with_unit(unit);
-    match (max_new_tokens, case.target) {
-        (Some(n), _) => completer.with_max_new_tokens(n),
-        (None, Target::Function) => completer.with_max_new_tokens(FUNCTION_MAX_NEW_TOKENS),
-        (None, Target::Line) => completer,
-    }
 }
 
 /// Completions in flight and the writer of finished ones.

@@ -93,10 +93,24 @@ impl Settings {
         Settings::load_layers(user_config_path().as_deref(), root, flags)
     }
 
+    /// Settings outside any workspace (a language server with no folder open): the user's file
+    /// and `flags`.
+    pub fn load_without_workspace(flags: Options) -> Result<Settings, ConfigError> {
+        Settings::layers(user_config_path().as_deref(), None, flags)
+    }
+
     /// Settings from an explicit user config file (if any), the workspace's file and flags.
     pub fn load_layers(
         user_config: Option<&Path>,
         root: &Path,
+        flags: Options,
+    ) -> Result<Settings, ConfigError> {
+        Settings::layers(user_config, Some(root), flags)
+    }
+
+    fn layers(
+        user_config: Option<&Path>,
+        root: Option<&Path>,
         flags: Options,
     ) -> Result<Settings, ConfigError> {
         let mut merged = Options::default();
@@ -105,7 +119,9 @@ impl Settings {
         {
             merged = merged.overlay(options);
         }
-        if let Some(options) = Options::read_file(&root.join(WORKSPACE_FILE))? {
+        if let Some(root) = root
+            && let Some(options) = Options::read_file(&root.join(WORKSPACE_FILE))?
+        {
             merged = merged.overlay(options);
         }
         flags.check(&Source::CommandLine)?;

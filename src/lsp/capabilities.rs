@@ -4,12 +4,13 @@
 use serde_json::{Value, json};
 use tower_lsp::jsonrpc::Response;
 use tower_lsp::lsp_types::{
-    CompletionOptions, PositionEncodingKind, SaveOptions, ServerCapabilities,
-    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
+    CompletionOptions, ExecuteCommandOptions, PositionEncodingKind, SaveOptions,
+    ServerCapabilities, TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
     TextDocumentSyncSaveOptions,
 };
 
-/// Incremental text sync with open, close and save; completion; UTF-16 positions.
+/// Incremental text sync with open, close and save; completion; the commands; UTF-16
+/// positions.
 pub fn server_capabilities() -> ServerCapabilities {
     ServerCapabilities {
         position_encoding: Some(PositionEncodingKind::UTF16),
@@ -27,6 +28,10 @@ pub fn server_capabilities() -> ServerCapabilities {
             resolve_provider: Some(false),
             trigger_characters: Some(vec![".".into(), "(".into()]),
             ..CompletionOptions::default()
+        }),
+        execute_command_provider: Some(ExecuteCommandOptions {
+            commands: super::commands::ALL.iter().map(|c| c.to_string()).collect(),
+            ..ExecuteCommandOptions::default()
         }),
         ..ServerCapabilities::default()
     }

@@ -1,9 +1,9 @@
 //! `textDocument/completion` and `textDocument/inlineCompletion`: one suggestion from the engine's
-//! [`Completer`], as a completion item or an inline item.
+//! pipeline ([`super::at_cursor`]), as a completion item or an inline item.
 //!
 //! The handler reads the buffer at once (so the text matches the position), then the work runs on
 //! a spawned task: waiting for the index and the model, retrieval on the blocking pool,
-//! generation cancellable. It starts after `lsp.debounce_ms`; a newer request for the same
+//! generation cancellable; the completion is kept as the document's last. It starts after `lsp.debounce_ms`; a newer request for the same
 //! document, or `$/cancelRequest`, cancels it; a panic in it becomes an error response. The
 //! suggestion is cut to `lsp.max_suggestion_chars`.
 
@@ -16,13 +16,11 @@ use tower_lsp::lsp_types::{
     CompletionTextEdit, InsertTextFormat, Position, Range, TextEdit, Url,
 };
 
-use super::convert::{line_of, to_engine};
+use tokio_util::sync::CancellationToken;
+
+use super::at_cursor::{self, Failure};
 use super::protocol::{InlineCompletionItem, InlineCompletionList, InlineCompletionParams};
-use super::state::{Folder, State};
-use crate::backend::BackendError;
-use crate::complete::{CompleteError, Completer};
-use crate::retrieve::{self, Query};
-use crate::workspace;
+use super::state::{Folder, LastCompletion, State};
 
 /// A suggestion and how it was made.
 struct Suggestion {
@@ -111,6 +109,7 @@ async fn suggest(
     let task = tokio::spawn(complete_at(
         state.clone(),
         folder,
+        uri.clone(),
         rel,
         buffer,
         position,
@@ -140,70 +139,42 @@ async fn suggest(
     }))
 }
 
-enum Failure {
-    Cancelled,
-    Engine(String),
-}
-
-/// The engine's part: the index, the model, the query, [`Completer::complete`].
+/// The engine's part: after the debounce, the cursor, the model, the completion; the completion
+/// is kept as the document's last (`crossfile.context`, `crossfile.score`).
 async fn complete_at(
     state: Arc<State>,
     folder: Arc<Folder>,
+    uri: Url,
     rel: String,
     buffer: Option<String>,
     position: Position,
-    cancel: tokio_util::sync::CancellationToken,
+    cancel: CancellationToken,
 ) -> Result<(String, String), Failure> {
-    let settings = folder.settings();
     // The debounce: a newer request for this document within it cancels this one.
-    let debounce = std::time::Duration::from_millis(settings.lsp.debounce_ms);
+    let debounce = std::time::Duration::from_millis(folder.settings().lsp.debounce_ms);
     tokio::select! {
         () = tokio::time::sleep(debounce) => {}
         () = cancel.cancelled() => return Err(Failure::Cancelled),
     }
-    let index = tokio::select! {
-        index = folder.ready_index() => index.ok_or_else(|| Failure::Engine("the index is gone".into()))?,
-        () = cancel.cancelled() => return Err(Failure::Cancelled),
-    };
+    let cursor = at_cursor::prepare(&state, &folder, &uri, &rel, buffer, position, &cancel).await?;
     let engine = tokio::select! {
         engine = state.engine() => engine.map_err(Failure::Engine)?,
         () = cancel.cancelled() => return Err(Failure::Cancelled),
     };
-    let text = match buffer {
-        Some(text) => text,
-        None => {
-            let path = folder.root.join(&rel);
-            let limit = settings.workspace.max_file_bytes;
-            tokio::task::spawn_blocking(move || workspace::read_source(&path, limit))
-                .await
-                .map_err(|e| Failure::Engine(e.to_string()))?
-                .map_err(|e| Failure::Engine(e.to_string()))?
-                .text
-        }
-    };
-    let cursor = to_engine(line_of(&text, position.line), position);
-    let query = Query::new(&rel, &text, cursor).map_err(|e| Failure::Engine(e.to_string()))?;
-    let spec = settings.retrieve.retriever.clone();
-    let retriever: Arc<dyn retrieve::Retriever> = Arc::from(
-        retrieve::build(&spec, &settings.retrieve).map_err(|e| Failure::Engine(e.to_string()))?,
+    let done = at_cursor::complete(&cursor, &engine, None, &cancel).await?;
+    let limit = cursor.settings.lsp.max_suggestion_chars;
+    let text = at_most_chars(done.completion.suggestion.clone(), limit);
+    let retriever = done.retriever.to_string();
+    state.remember(
+        uri,
+        LastCompletion {
+            position,
+            case_id: cursor.case.as_ref().map(|c| c.case.id.clone()),
+            shown: text.clone(),
+            done,
+        },
     );
-    let completer = Completer::new(&settings, engine.backend, engine.tokenizer);
-    let top_k = settings.retrieve.top_k;
-    match completer
-        .complete(index.snapshot(), query, retriever, top_k, &cancel)
-        .await
-    {
-        Ok(completion) => {
-            let limit = settings.lsp.max_suggestion_chars;
-            Ok((
-                at_most_chars(completion.suggestion, limit),
-                spec.to_string(),
-            ))
-        }
-        Err(CompleteError::Backend(BackendError::Cancelled)) => Err(Failure::Cancelled),
-        Err(_) if cancel.is_cancelled() => Err(Failure::Cancelled),
-        Err(e) => Err(Failure::Engine(e.to_string())),
-    }
+    Ok((text, retriever))
 }
 
 /// `text` cut to its first `limit` characters.
@@ -214,7 +185,7 @@ fn at_most_chars(mut text: String, limit: usize) -> String {
     text
 }
 
-fn internal(message: String) -> jsonrpc::Error {
+pub fn internal(message: String) -> jsonrpc::Error {
     jsonrpc::Error {
         code: jsonrpc::ErrorCode::InternalError,
         message: message.into(),

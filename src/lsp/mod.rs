@@ -3,17 +3,22 @@
 //!
 //! This is the only module that names `tower_lsp` or `lsp_types`. `server.rs` dispatches; each
 //! family of messages has its file (`lifecycle`, `text_sync`, `workspace_sync`, `completion`,
-//! `indexing`);
+//! `indexing`, `commands`, which hands the replay commands to `replay` and the inspection ones
+//! to `inspect`); `at_cursor` prepares and runs a completion for `completion` and `inspect`;
 //! `convert.rs` is the one converter between UTF-16 positions and the engine's byte columns;
 //! `protocol.rs` holds the LSP 3.18 inline-completion types tower-lsp 0.20 lacks,
 //! `capabilities.rs` announces them, and `service.rs` wraps tower-lsp's service at the edge.
 
+mod at_cursor;
 mod capabilities;
+mod commands;
 mod completion;
 mod convert;
 mod indexing;
+mod inspect;
 mod lifecycle;
 mod protocol;
+mod replay;
 mod server;
 mod service;
 mod state;

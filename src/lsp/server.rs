@@ -7,14 +7,14 @@ use tower_lsp::jsonrpc;
 use tower_lsp::lsp_types::{
     CompletionParams, CompletionResponse, DidChangeConfigurationParams,
     DidChangeTextDocumentParams, DidChangeWatchedFilesParams, DidCloseTextDocumentParams,
-    DidOpenTextDocumentParams, DidSaveTextDocumentParams, InitializeParams, InitializeResult,
-    InitializedParams,
+    DidOpenTextDocumentParams, DidSaveTextDocumentParams, ExecuteCommandParams, InitializeParams,
+    InitializeResult, InitializedParams,
 };
 use tower_lsp::{Client, LanguageServer};
 
 use super::protocol::{InlineCompletionList, InlineCompletionParams};
 use super::state::State;
-use super::{completion, lifecycle, text_sync, workspace_sync};
+use super::{commands, completion, lifecycle, text_sync, workspace_sync};
 
 /// The server behind `crossfile serve`.
 pub struct Server {
@@ -77,6 +77,13 @@ impl LanguageServer for Server {
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
         workspace_sync::did_change_watched_files(&self.state, params);
+    }
+
+    async fn execute_command(
+        &self,
+        params: ExecuteCommandParams,
+    ) -> jsonrpc::Result<Option<serde_json::Value>> {
+        commands::execute(&self.state, params).await
     }
 
     async fn completion(

@@ -7,10 +7,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::Duration;
 
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{Notify, mpsc, watch};
 use tokio_util::sync::CancellationToken;
 use tower_lsp::Client;
-use tower_lsp::lsp_types::Url;
+use tower_lsp::lsp_types::{Position, Url};
+
+use super::at_cursor::Done;
+use super::replay::Replay;
 
 use crate::backend::Backend;
 use crate::config::{Options, Settings};
@@ -37,6 +40,21 @@ pub struct State {
     pub work_done_progress: AtomicBool,
     /// Whether the client takes a dynamic registration of `workspace/didChangeWatchedFiles`.
     pub watch_registration: AtomicBool,
+    /// Benchmark cases being replayed.
+    pub replay: Replay,
+    /// The last completion in each document.
+    last: Mutex<HashMap<Url, Arc<LastCompletion>>>,
+}
+
+/// The last completion in a document: what `crossfile.context` shows and `crossfile.score`
+/// recognises.
+pub struct LastCompletion {
+    pub position: Position,
+    /// The replayed case whose cursor it was at.
+    pub case_id: Option<String>,
+    /// The suggestion as the client got it.
+    pub shown: String,
+    pub done: Done,
 }
 
 /// The model, loaded once and shared by every completion.
@@ -61,7 +79,13 @@ pub struct Folder {
     /// Open buffers, by path relative to the root.
     pub documents: Documents,
     index: watch::Sender<Option<Arc<Index>>>,
-    dirty: mpsc::UnboundedSender<String>,
+    dirty: mpsc::UnboundedSender<(String, u64)>,
+    /// Paths queued for the index so far, and how many of them it holds (a count, so a
+    /// completion can wait for the edits made before it).
+    queued: AtomicU64,
+    applied: watch::Sender<u64>,
+    /// Asks the index task to apply its queue now rather than after [`UPDATE_DELAY`].
+    flush: Notify,
 }
 
 impl State {
@@ -75,6 +99,8 @@ impl State {
             next_request: AtomicU64::new(0),
             work_done_progress: AtomicBool::new(false),
             watch_registration: AtomicBool::new(false),
+            replay: Replay::default(),
+            last: Mutex::new(HashMap::new()),
         }
     }
 
@@ -101,6 +127,25 @@ impl State {
         *self.folders.write().unwrap_or_else(|e| e.into_inner()) = folders;
     }
 
+    pub fn add_folder(&self, folder: Arc<Folder>) {
+        self.folders
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(folder);
+    }
+
+    /// Keeps `completion` as `uri`'s last.
+    pub fn remember(&self, uri: Url, completion: LastCompletion) {
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        last.insert(uri, Arc::new(completion));
+    }
+
+    /// `uri`'s last completion.
+    pub fn last(&self, uri: &Url) -> Option<Arc<LastCompletion>> {
+        let last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        last.get(uri).cloned()
+    }
+
     /// The folder holding `uri`'s file (the innermost one when folders nest) and the file's path
     /// relative to it.
     pub fn locate(&self, uri: &Url) -> Option<(Arc<Folder>, String)> {
@@ -115,11 +160,18 @@ impl State {
             .min_by_key(|(_, rel)| rel.len())
     }
 
-    /// Settings for the model: the first folder's, else the client's on top of the defaults.
+    /// Settings for the model: the first folder's, else the user's file and the client's (the
+    /// client's alone if the user's file is bad; the error was shown when it was read).
     pub fn engine_settings(&self) -> Arc<Settings> {
         match self.folders().first() {
             Some(folder) => folder.settings(),
-            None => Arc::new(Settings::resolve(&self.options())),
+            None => {
+                let options = self.options();
+                Arc::new(
+                    Settings::load_without_workspace(options.clone())
+                        .unwrap_or_else(|_| Settings::resolve(&options)),
+                )
+            }
         }
     }
 
@@ -182,6 +234,7 @@ impl Folder {
     pub fn new(root: PathBuf, name: String, settings: Settings) -> Arc<Folder> {
         let (dirty, queue) = mpsc::unbounded_channel();
         let (index, _) = watch::channel(None);
+        let (applied, _) = watch::channel(0);
         let folder = Arc::new(Folder {
             root,
             name,
@@ -189,6 +242,9 @@ impl Folder {
             documents: Documents::default(),
             index,
             dirty,
+            queued: AtomicU64::new(0),
+            applied,
+            flush: Notify::new(),
         });
         tokio::spawn(keep_current(Arc::downgrade(&folder), queue));
         folder
@@ -212,24 +268,50 @@ impl Folder {
         index.clone()
     }
 
+    /// The index, if it is built.
+    pub fn index(&self) -> Option<Arc<Index>> {
+        self.index.borrow().clone()
+    }
+
     pub fn set_index(&self, index: Arc<Index>) {
         self.index.send_replace(Some(index));
     }
 
     /// Queues `rel` for the index: its open buffer's text if it is open, else the disk's.
     pub fn touch(&self, rel: &str) {
-        let _ = self.dirty.send(rel.to_string());
+        let number = self.queued.fetch_add(1, Ordering::SeqCst) + 1;
+        let _ = self.dirty.send((rel.to_string(), number));
+    }
+
+    /// The index, once it holds every edit queued before this call: the queue is applied at
+    /// once instead of after the usual delay, so a completion sees the text the user sees.
+    pub async fn settled_index(&self) -> Option<Arc<Index>> {
+        let index = self.ready_index().await?;
+        let target = self.queued.load(Ordering::SeqCst);
+        let mut applied = self.applied.subscribe();
+        if *applied.borrow() < target {
+            self.flush.notify_one();
+            applied.wait_for(|&n| n >= target).await.ok()?;
+        }
+        Some(index)
     }
 }
 
 /// Applies queued paths to the folder's index, a batch at a time, on the blocking pool, so
 /// neither the message loop nor a keystroke waits for a commit.
-async fn keep_current(folder: Weak<Folder>, mut queue: mpsc::UnboundedReceiver<String>) {
+async fn keep_current(folder: Weak<Folder>, mut queue: mpsc::UnboundedReceiver<(String, u64)>) {
     while let Some(first) = queue.recv().await {
-        tokio::time::sleep(UPDATE_DELAY).await;
+        let Some(f) = folder.upgrade() else { return };
+        tokio::select! {
+            () = tokio::time::sleep(UPDATE_DELAY) => {}
+            () = f.flush.notified() => {}
+        }
+        drop(f);
+        let (first, mut covered) = first;
         let mut paths = BTreeSet::from([first]);
-        while let Ok(path) = queue.try_recv() {
+        while let Ok((path, number)) = queue.try_recv() {
             paths.insert(path);
+            covered = covered.max(number);
         }
         let Some(index) = (match folder.upgrade() {
             Some(f) => f.ready_index().await,
@@ -262,6 +344,9 @@ async fn keep_current(folder: Weak<Folder>, mut queue: mpsc::UnboundedReceiver<S
         .await;
         if let Err(e) = done {
             tracing::error!("index update task failed: {e}");
+        }
+        if let Some(f) = folder.upgrade() {
+            f.applied.send_modify(|n| *n = (*n).max(covered));
         }
     }
 }

@@ -12,24 +12,25 @@ use serde_json::{Value, json};
 use crate::support::Workspace;
 
 /// A language client over the server's stdin and stdout.
-struct Client {
+pub(crate) struct Client {
     child: Child,
     stdin: ChildStdin,
     inbox: Receiver<Value>,
     /// Notifications from the server, in order.
-    notifications: Vec<Value>,
+    pub(crate) notifications: Vec<Value>,
     next_id: i64,
 }
 
 impl Client {
     /// Starts the server with a user config that names the default model from the user's cache
     /// (fetched once, shared with the other model tests), so no test downloads it again.
-    fn start(cache: &Path) -> Client {
-        let model = crate::tokenizer::default_model();
-        let config = format!(
-            "[model]\npath = {:?}\nthreads = 2\n",
-            model.display().to_string()
-        );
+    pub(crate) fn start(cache: &Path) -> Client {
+        Client::start_with(cache, "")
+    }
+
+    /// Like [`Client::start`], with `extra` appended to the user config.
+    pub(crate) fn start_with(cache: &Path, extra: &str) -> Client {
+        let config = user_config(extra);
         std::fs::write(cache.join("user.toml"), config).expect("write the user config");
         let mut child = Command::new(env!("CARGO_BIN_EXE_crossfile"))
             .args(["serve", "--log-level", "info"])
@@ -81,14 +82,14 @@ impl Client {
         }
     }
 
-    fn send(&mut self, message: &Value) {
+    pub(crate) fn send(&mut self, message: &Value) {
         let body = message.to_string();
         write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write");
         self.stdin.flush().expect("flush");
     }
 
     /// A notification; `Value::Null` params are left out, as `shutdown` and `exit` want.
-    fn notify(&mut self, method: &str, params: Value) {
+    pub(crate) fn notify(&mut self, method: &str, params: Value) {
         let mut message = json!({"jsonrpc": "2.0", "method": method});
         if !params.is_null() {
             message["params"] = params;
@@ -97,14 +98,14 @@ impl Client {
     }
 
     /// Sends a request and waits for its response, answering the server's own requests.
-    fn request(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.start_request(method, params);
         self.response(id)
             .unwrap_or_else(|| panic!("no answer to {method}"))
     }
 
     /// Sends a request without waiting; returns its id.
-    fn start_request(&mut self, method: &str, params: Value) -> i64 {
+    pub(crate) fn start_request(&mut self, method: &str, params: Value) -> i64 {
         let id = self.next_id;
         self.next_id += 1;
         let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method});
@@ -116,14 +117,18 @@ impl Client {
     }
 
     /// Waits for the response to request `id`.
-    fn response(&mut self, id: i64) -> Option<Value> {
+    pub(crate) fn response(&mut self, id: i64) -> Option<Value> {
         self.wait_until(Duration::from_secs(120), |m| {
             m.get("id") == Some(&json!(id)) && m.get("method").is_none()
         })
     }
 
     /// Reads messages until one satisfies `done` (returned) or `timeout` passes.
-    fn wait_until(&mut self, timeout: Duration, done: impl Fn(&Value) -> bool) -> Option<Value> {
+    pub(crate) fn wait_until(
+        &mut self,
+        timeout: Duration,
+        done: impl Fn(&Value) -> bool,
+    ) -> Option<Value> {
         let end = Instant::now() + timeout;
         loop {
             let left = end.saturating_duration_since(Instant::now());
@@ -146,7 +151,7 @@ impl Client {
         }
     }
 
-    fn initialize(&mut self, root: &Path, options: Value) -> Value {
+    pub(crate) fn initialize(&mut self, root: &Path, options: Value) -> Value {
         let uri = format!("file://{}", root.display());
         let answer = self.request(
             "initialize",
@@ -162,7 +167,7 @@ impl Client {
     }
 
     /// Waits for the indexing `$/progress` end.
-    fn wait_for_index(&mut self) -> Value {
+    pub(crate) fn wait_for_index(&mut self) -> Value {
         let is_end = |m: &Value| {
             m.get("method") == Some(&json!("$/progress"))
                 && m.pointer("/params/value/kind") == Some(&json!("end"))
@@ -175,7 +180,7 @@ impl Client {
     }
 
     /// `shutdown`, `exit`, and the exit code.
-    fn finish(mut self, shutdown: bool) -> Option<i32> {
+    pub(crate) fn finish(mut self, shutdown: bool) -> Option<i32> {
         if shutdown {
             let answer = self.request("shutdown", Value::Null);
             assert_eq!(answer.get("result"), Some(&Value::Null), "{answer}");
@@ -193,7 +198,16 @@ impl Client {
     }
 }
 
-fn uri(root: &Path, rel: &str) -> String {
+/// A user config naming the default model from the user's cache, two threads, and `extra`.
+pub(crate) fn user_config(extra: &str) -> String {
+    let model = crate::tokenizer::default_model();
+    format!(
+        "[model]\npath = {:?}\nthreads = 2\n{extra}",
+        model.display().to_string()
+    )
+}
+
+pub(crate) fn uri(root: &Path, rel: &str) -> String {
     format!("file://{}", root.join(rel).display())
 }
 

@@ -1,0 +1,77 @@
+//! One case made ready to complete: its file, as the case shows it, in an index, and the query at
+//! its cursor — the one preparation `bench run` and the language server's replay share, so the
+//! two give the same prompt, the same suggestion and the same scores.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::BenchError;
+use super::case::{Case, CaseFormat, Target};
+use super::view::CaseView;
+use crate::complete::Completer;
+use crate::index::{Index, Snapshot};
+use crate::postprocess::Unit;
+use crate::retrieve::Query;
+
+/// Tokens generated for a function body when no limit is given.
+pub const FUNCTION_MAX_NEW_TOKENS: u32 = 256;
+
+/// A case laid out in an index.
+pub struct LaidOut {
+    pub view: CaseView,
+    pub query: Query,
+    /// The index as the case sees it: its own file holds the left context (and the right
+    /// context when the prompt uses it), never the reference.
+    pub snapshot: Arc<Snapshot>,
+    /// The cursor's column, in characters.
+    pub col: u32,
+}
+
+/// Lays `case` out in `index` (the index of its repository, or of a copy of it): the case's file
+/// goes in as the case shows it, the snapshot is taken, and the file is read back from disk
+/// (also on an error), so the index is left as the disk is.
+pub fn lay_out(
+    case: &Case,
+    repos: &Path,
+    index: &Index,
+    uses_right: bool,
+) -> Result<LaidOut, BenchError> {
+    let view = CaseView::new(case, repos)?;
+    index.update_text(&view.path, &view.indexed_text(uses_right))?;
+    let snapshot = index.snapshot();
+    let query = view.query(case);
+    index.update_files(&[&view.path])?;
+    let query = query?;
+    let col = view
+        .left
+        .rsplit('\n')
+        .next()
+        .map_or(0, |l| l.chars().count());
+    Ok(LaidOut {
+        col: u32::try_from(col).unwrap_or(u32::MAX),
+        view,
+        query,
+        snapshot,
+    })
+}
+
+/// The completer for a case's protocol: CrossCodeEval cuts to one statement (its metrics cut the
+/// raw suggestion again themselves); RepoEval to a line (stopping generation at the newline), or,
+/// when the reference spans several lines (some API-level cases), not at all, since RepoCoder
+/// cuts the raw output to the reference's line count; a block for function bodies, with
+/// [`FUNCTION_MAX_NEW_TOKENS`] unless `max_new_tokens` says otherwise.
+pub fn completer_for(base: &Completer, case: &Case, max_new_tokens: Option<u32>) -> Completer {
+    let multi_line = case.reference.trim_end_matches('\n').contains('\n');
+    let unit = match (case.format, case.target) {
+        (CaseFormat::Cceval, _) => Unit::Statement,
+        (_, Target::Line) if multi_line => Unit::Raw,
+        (_, Target::Line) => Unit::Line,
+        (_, Target::Function) => Unit::Block,
+    };
+    let completer = base.clone().with_unit(unit);
+    match (max_new_tokens, case.target) {
+        (Some(n), _) => completer.with_max_new_tokens(n),
+        (None, Target::Function) => completer.with_max_new_tokens(FUNCTION_MAX_NEW_TOKENS),
+        (None, Target::Line) => completer,
+    }
+}

@@ -1,0 +1,216 @@
+//! Replay copies: a copy of a case's repository in which the case's file shows the reference
+//! removed. This is what an editor opens to replay a case, so the user's repository is never
+//! written.
+//!
+//! Each repository has one copy, `<dir>/<repository>/`, made once (everything but `.git`; a
+//! symlink is copied as a symlink). Placing a case first puts back the file the previous case
+//! changed (named in `<dir>/<repository>.replayed`, so this holds across sessions), then writes
+//! the case's file as the case shows it.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::BenchError;
+use super::case::Case;
+use super::view::CaseView;
+use crate::workspace;
+
+/// The folder of replay copies.
+#[derive(Clone, Debug)]
+pub struct Sandbox {
+    dir: PathBuf,
+}
+
+/// A case placed in its repository's copy.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Placed {
+    /// The copy's root (canonical).
+    pub root: PathBuf,
+    /// The case's file in the copy (absolute).
+    pub file: PathBuf,
+}
+
+impl Sandbox {
+    pub fn new(dir: impl Into<PathBuf>) -> Sandbox {
+        Sandbox { dir: dir.into() }
+    }
+
+    /// Places `case`, laid out as `view` (from `repos`), in the copy of its repository.
+    pub fn place(&self, case: &Case, view: &CaseView) -> Result<Placed, BenchError> {
+        let copy = self.dir.join(&case.repository);
+        let marker = self.dir.join(format!("{}.replayed", case.repository));
+        if copy.is_dir() {
+            self.put_back(&view.root, &copy, &marker)?;
+        } else {
+            let partial = self.dir.join(format!("{}.partial", case.repository));
+            if partial.exists() {
+                fs::remove_dir_all(&partial).map_err(|error| write_error(&partial, error))?;
+            }
+            copy_tree(&view.root, &partial)?;
+            fs::rename(&partial, &copy).map_err(|error| write_error(&copy, error))?;
+        }
+        let (file, _) = workspace::resolve_in_root(&copy, Path::new(&view.path)).map_err(|e| {
+            BenchError::Case {
+                id: case.id.clone(),
+                message: e.to_string(),
+            }
+        })?;
+        // The marker first: if writing the file fails halfway, the next case still puts it back.
+        fs::write(&marker, &view.path).map_err(|error| write_error(&marker, error))?;
+        fs::write(&file, view.text()).map_err(|error| write_error(&file, error))?;
+        let root = copy.canonicalize().map_err(|error| BenchError::Read {
+            path: copy.clone(),
+            error,
+        })?;
+        Ok(Placed { root, file })
+    }
+
+    /// Copies back from the repository the file the previous case changed in `copy`.
+    fn put_back(&self, repository: &Path, copy: &Path, marker: &Path) -> Result<(), BenchError> {
+        let previous = match fs::read_to_string(marker) {
+            Ok(previous) => previous,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(error) => {
+                return Err(BenchError::Read {
+                    path: marker.into(),
+                    error,
+                });
+            }
+        };
+        let inside = |root: &Path| {
+            workspace::resolve_in_root(root, Path::new(previous.trim())).map_err(|e| {
+                BenchError::Case {
+                    id: previous.clone(),
+                    message: format!("{}: {e}", marker.display()),
+                }
+            })
+        };
+        let (original, _) = inside(repository)?;
+        let (changed, _) = inside(copy)?;
+        fs::copy(&original, &changed).map_err(|error| write_error(&changed, error))?;
+        fs::remove_file(marker).map_err(|error| write_error(marker, error))
+    }
+}
+
+/// Copies the tree at `from` to `to` (which must not exist), leaving out `.git`.
+fn copy_tree(from: &Path, to: &Path) -> Result<(), BenchError> {
+    fs::create_dir_all(to).map_err(|error| write_error(to, error))?;
+    let entries = fs::read_dir(from).map_err(|error| BenchError::Read {
+        path: from.into(),
+        error,
+    })?;
+    for entry in entries {
+        let entry = entry.map_err(|error| BenchError::Read {
+            path: from.into(),
+            error,
+        })?;
+        let name = entry.file_name();
+        if name == ".git" {
+            continue;
+        }
+        let (source, target) = (entry.path(), to.join(&name));
+        let kind = entry.file_type().map_err(|error| BenchError::Read {
+            path: source.clone(),
+            error,
+        })?;
+        if kind.is_symlink() {
+            let link = fs::read_link(&source).map_err(|error| BenchError::Read {
+                path: source.clone(),
+                error,
+            })?;
+            std::os::unix::fs::symlink(&link, &target)
+                .map_err(|error| write_error(&target, error))?;
+        } else if kind.is_dir() {
+            copy_tree(&source, &target)?;
+        } else {
+            fs::copy(&source, &target).map_err(|error| write_error(&target, error))?;
+        }
+    }
+    Ok(())
+}
+
+fn write_error(path: &Path, error: io::Error) -> BenchError {
+    BenchError::Write {
+        path: path.into(),
+        error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::case::{CaseFormat, Target};
+    use crate::lang::Language;
+
+    fn case(path: &str, line: u32, prompt: &str, reference: &str, right: &str) -> Case {
+        Case {
+            id: format!("{path}:{line}"),
+            task_id: "t".into(),
+            format: CaseFormat::Cceval,
+            target: Target::Line,
+            language: Language::Python,
+            repository: "repo".into(),
+            path: path.into(),
+            line,
+            reference: reference.into(),
+            prompt: prompt.into(),
+            right_context: Some(right.into()),
+            provided: None,
+            record_line: 1,
+        }
+    }
+
+    #[test]
+    fn cases_are_placed_in_a_copy_and_the_previous_file_is_put_back() {
+        let temp = tempfile::tempdir().expect("temp dir");
+        let repos = temp.path().join("repos");
+        let repo = repos.join("repo");
+        fs::create_dir_all(repo.join("pkg")).expect("mkdir");
+        fs::create_dir_all(repo.join(".git")).expect("mkdir");
+        fs::write(repo.join(".git/HEAD"), "ref").expect("write");
+        let a = "import os\nx = os.getcwd()\n";
+        let b = "def f():\n    return 1\n";
+        fs::write(repo.join("a.py"), a).expect("write");
+        fs::write(repo.join("pkg/b.py"), b).expect("write");
+        let sandbox = Sandbox::new(temp.path().join("replay"));
+
+        let first = case("a.py", 1, "import os\nx = ", "os.getcwd()", "\n");
+        let view = CaseView::new(&first, &repos).expect("view");
+        let placed = sandbox.place(&first, &view).expect("placed");
+        assert_eq!(
+            fs::read_to_string(&placed.file).ok().as_deref(),
+            Some("import os\nx = \n")
+        );
+        assert_eq!(
+            fs::read_to_string(placed.root.join("pkg/b.py"))
+                .ok()
+                .as_deref(),
+            Some(b)
+        );
+        assert!(!placed.root.join(".git").exists());
+        // The repository itself is untouched.
+        assert_eq!(
+            fs::read_to_string(repo.join("a.py")).ok().as_deref(),
+            Some(a)
+        );
+
+        // The next case, in another file, puts a.py back; a new sandbox (a new session) too.
+        let second = case("pkg/b.py", 1, "def f():\n    return ", "1", "\n");
+        let view = CaseView::new(&second, &repos).expect("view");
+        let sandbox = Sandbox::new(temp.path().join("replay"));
+        let placed = sandbox.place(&second, &view).expect("placed");
+        assert_eq!(
+            fs::read_to_string(placed.root.join("a.py")).ok().as_deref(),
+            Some(a)
+        );
+        assert_eq!(
+            fs::read_to_string(&placed.file).ok().as_deref(),
+            Some("def f():\n    return \n")
+        );
+        assert_eq!(
+            fs::read_to_string(repo.join("pkg/b.py")).ok().as_deref(),
+            Some(b)
+        );
+    }
+}

@@ -1,0 +1,68 @@
+//! `workspace/executeCommand`: the replay, scoring and inspection commands, each with one JSON
+//! object as its argument.
+
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tower_lsp::jsonrpc;
+use tower_lsp::lsp_types::ExecuteCommandParams;
+
+use super::completion::internal;
+use super::state::State;
+use super::{inspect, replay};
+
+pub const REPLAY_CASE: &str = "crossfile.replayCase";
+pub const NEXT_CASE: &str = "crossfile.nextCase";
+pub const PREVIOUS_CASE: &str = "crossfile.previousCase";
+pub const SCORE: &str = "crossfile.score";
+pub const COMPARE: &str = "crossfile.compare";
+pub const CONTEXT: &str = "crossfile.context";
+
+/// Every command, as announced in `executeCommandProvider`.
+pub const ALL: [&str; 6] = [
+    REPLAY_CASE,
+    NEXT_CASE,
+    PREVIOUS_CASE,
+    SCORE,
+    COMPARE,
+    CONTEXT,
+];
+
+/// Runs a command. Bad arguments are `InvalidParams` naming the field; a command that cannot be
+/// done (a missing file, a case id not loaded) is an error with the reason.
+pub async fn execute(
+    state: &Arc<State>,
+    params: ExecuteCommandParams,
+) -> jsonrpc::Result<Option<Value>> {
+    let command = params.command.as_str();
+    let argument = params.arguments.into_iter().next();
+    let outcome = match command {
+        REPLAY_CASE => replay::replay_case(state, args(command, argument)?).await,
+        NEXT_CASE => replay::step(state, 1).await,
+        PREVIOUS_CASE => replay::step(state, -1).await,
+        SCORE => replay::score_case(state, args(command, argument)?).await,
+        COMPARE => inspect::compare(state, args(command, argument)?).await,
+        CONTEXT => Ok(inspect::context(state, args(command, argument)?)),
+        other => {
+            return Err(jsonrpc::Error::invalid_params(format!(
+                "unknown command {other:?}: the commands are {}",
+                ALL.join(", ")
+            )));
+        }
+    };
+    match outcome {
+        Ok(value) => Ok(Some(value)),
+        Err(message) => {
+            tracing::warn!(command, "{message}");
+            Err(internal(format!("{command}: {message}")))
+        }
+    }
+}
+
+/// The command's one argument, as `T`.
+fn args<T: DeserializeOwned>(command: &str, argument: Option<Value>) -> jsonrpc::Result<T> {
+    let argument = argument.unwrap_or(Value::Null);
+    serde_json::from_value(argument)
+        .map_err(|e| jsonrpc::Error::invalid_params(format!("{command}: bad argument: {e}")))
+}

@@ -1,0 +1,146 @@
+//! `crossfile.compare` (every named retriever at one cursor, side by side) and
+//! `crossfile.context` (what the last completion in a document was made from).
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+use tower_lsp::lsp_types::{Position, Url};
+
+use super::at_cursor::{self, Done, Failure};
+use super::state::State;
+use crate::bench::score;
+use crate::retrieve::{Hit, RetrieverSpec};
+
+/// `crossfile.compare`'s arguments.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CompareArgs {
+    pub uri: Url,
+    pub position: Position,
+    pub retrievers: Vec<String>,
+}
+
+/// `crossfile.context`'s arguments.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ContextArgs {
+    pub uri: Url,
+}
+
+/// Completes at one cursor with each retriever in turn (the same text, index and model), and
+/// scores each when the cursor is a replayed case's. A retriever that fails has an `error`.
+pub async fn compare(state: &Arc<State>, args: CompareArgs) -> Result<Value, String> {
+    let specs = args
+        .retrievers
+        .iter()
+        .map(|name| {
+            name.parse::<RetrieverSpec>()
+                .map_err(|e| format!("retrievers: {e}"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if specs.is_empty() {
+        return Err("retrievers: name at least one retriever".into());
+    }
+    let (folder, rel) = state
+        .locate(&args.uri)
+        .ok_or_else(|| format!("uri: {} is in no workspace folder", args.uri))?;
+    let cancel = CancellationToken::new();
+    // Dropped with the request (`$/cancelRequest`): generation stops.
+    let _cancel_on_drop = cancel.clone().drop_guard();
+    let buffer = folder.documents.text(&rel);
+    let failed = |f: Failure| match f {
+        Failure::Cancelled => "cancelled".to_string(),
+        Failure::Engine(message) => message,
+    };
+    let cursor = at_cursor::prepare(
+        state,
+        &folder,
+        &args.uri,
+        &rel,
+        buffer,
+        args.position,
+        &cancel,
+    )
+    .await
+    .map_err(failed)?;
+    let engine = state.engine().await?;
+    let mut results = Vec::new();
+    for spec in &specs {
+        let result = match at_cursor::complete(&cursor, &engine, Some(spec), &cancel).await {
+            Ok(done) => {
+                let mut result = completion_json(&done, false);
+                if let Some(case) = &cursor.case {
+                    result["metrics"] = match score(&case.case, &done.completion.raw_suggestion) {
+                        Ok(metrics) => json!(metrics),
+                        Err(e) => json!({"error": e.to_string()}),
+                    };
+                }
+                result
+            }
+            Err(Failure::Cancelled) => return Err("cancelled".into()),
+            Err(Failure::Engine(message)) => json!({
+                "retriever": spec.to_string(),
+                "upperBound": spec.is_upper_bound(),
+                "error": message,
+            }),
+        };
+        results.push(result);
+    }
+    Ok(json!({
+        "uri": args.uri,
+        "position": args.position,
+        "caseId": cursor.case.as_ref().map(|c| c.case.id.clone()),
+        "results": results,
+    }))
+}
+
+/// The last completion in the document: its chunks with their text and the whole prompt; `null`
+/// before the first.
+pub fn context(state: &State, args: ContextArgs) -> Value {
+    let Some(last) = state.last(&args.uri) else {
+        return Value::Null;
+    };
+    let mut answer = completion_json(&last.done, true);
+    answer["uri"] = json!(args.uri);
+    answer["position"] = json!(last.position);
+    answer["caseId"] = json!(last.case_id);
+    answer["suggestion"] = json!(last.shown);
+    answer["rawSuggestion"] = json!(last.done.completion.raw_suggestion);
+    answer["prompt"] = json!(last.done.completion.prompt.text);
+    let t = &last.done.completion.timings;
+    answer["timingsMs"] = json!({
+        "retrieve": t.retrieve_ms, "prompt": t.prompt_ms, "generate": t.generate_ms,
+        "postprocess": t.postprocess_ms, "firstToken": t.first_token_ms,
+    });
+    answer
+}
+
+/// A completion's retriever, chunks, prompt token counts, suggestion and latency.
+fn completion_json(done: &Done, with_text: bool) -> Value {
+    let c = &done.completion;
+    let t = &c.prompt.tokens;
+    json!({
+        "retriever": done.retriever.to_string(),
+        "upperBound": done.retriever.is_upper_bound(),
+        "chunks": c.hits.iter().map(|h| chunk_json(h, with_text)).collect::<Vec<_>>(),
+        "promptTokens": {"crossfile": t.crossfile, "left": t.left, "right": t.right, "total": t.total},
+        "suggestion": c.suggestion,
+        "latencyMs": done.latency_ms,
+    })
+}
+
+/// A chunk: its file, 1-based inclusive lines (`null` for context a case provides), score.
+fn chunk_json(hit: &Hit, with_text: bool) -> Value {
+    let mut chunk = json!({
+        "path": hit.path,
+        "startLine": hit.chunker.map(|_| hit.lines.start + 1),
+        "endLine": hit.chunker.map(|_| hit.lines.end),
+        "score": hit.score,
+    });
+    if with_text {
+        chunk["text"] = json!(hit.text);
+    }
+    chunk
+}

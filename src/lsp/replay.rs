@@ -1,0 +1,327 @@
+//! Replaying benchmark cases in the editor: `crossfile.replayCase`, `crossfile.nextCase`,
+//! `crossfile.previousCase` and `crossfile.score`.
+//!
+//! A case opens in a replay copy of its repository ([`crate::bench::Sandbox`], under
+//! `<index.cache_dir>/replay/`), never in the repository itself; the copy is a workspace folder of
+//! its own with its own index. The case is laid out in that index as `bench run` lays it out
+//! ([`crate::bench::replay::lay_out`]), so a completion at its cursor gives what `bench run`
+//! gives, and `crossfile.score` scores with the case's benchmark's own metrics.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tower_lsp::lsp_types::{Position, Url};
+
+use super::convert::normalize_newlines;
+use super::lifecycle::folder_settings;
+use super::state::{Folder, State};
+use crate::bench::replay::{LaidOut, lay_out};
+use crate::bench::{Case, CaseFormat, CaseView, Sandbox, Target, load_cases, score};
+use crate::complete::Completer;
+use crate::index::{Index, Progress};
+
+/// The replay session: the cases file being replayed and the case open now.
+#[derive(Default)]
+pub struct Replay {
+    /// Held through a whole command, so commands replay one at a time.
+    session: tokio::sync::Mutex<Option<Session>>,
+    current: Mutex<Option<Arc<ReplayedCase>>>,
+}
+
+/// A loaded cases file.
+struct Session {
+    file: PathBuf,
+    repos: PathBuf,
+    cases: Vec<Case>,
+    /// The case open now.
+    at: usize,
+}
+
+/// The case open now, laid out.
+pub struct ReplayedCase {
+    pub case: Case,
+    pub uri: Url,
+    /// The case's cursor, in the protocol's units.
+    pub position: Position,
+    /// The file as the case shows it (the reference removed), line breaks as `\n`.
+    pub text: String,
+    pub laid_out: LaidOut,
+}
+
+/// `crossfile.replayCase`'s arguments.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReplayArgs {
+    /// The cases file (CrossCodeEval or RepoEval jsonl).
+    pub cases: PathBuf,
+    /// The folder holding each case's repository as `<repos>/<repository>`.
+    pub repos: PathBuf,
+    /// `cceval` or `repoeval`; told from the first record when absent.
+    pub format: Option<String>,
+    /// A case id, or a 0-based index into the file's cases.
+    pub case: CaseRef,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum CaseRef {
+    Index(usize),
+    Id(String),
+}
+
+/// `crossfile.score`'s arguments.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ScoreArgs {
+    pub case_id: String,
+    pub suggestion: String,
+}
+
+impl Replay {
+    /// The case open now, if `position` of `uri` is its cursor.
+    pub fn case_at(&self, uri: &Url, position: Position) -> Option<Arc<ReplayedCase>> {
+        let current = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        current
+            .as_ref()
+            .filter(|c| &c.uri == uri && c.position == position)
+            .cloned()
+    }
+
+    fn set_current(&self, case: Arc<ReplayedCase>) {
+        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(case);
+    }
+}
+
+/// `crossfile.replayCase`: loads the cases file (again only if it is another one) and opens the
+/// case.
+pub async fn replay_case(state: &Arc<State>, args: ReplayArgs) -> Result<Value, String> {
+    let base = state.folders().first().map(|f| f.root.clone());
+    let resolve = |p: &Path| match &base {
+        Some(base) if p.is_relative() => base.join(p),
+        _ => p.to_path_buf(),
+    };
+    let (file, repos) = (resolve(&args.cases), resolve(&args.repos));
+    let mut session = state.replay.session.lock().await;
+    let reuse = session
+        .as_ref()
+        .is_some_and(|s| s.file == file && s.repos == repos);
+    if !reuse {
+        *session = Some(load(file, repos, args.format.as_deref()).await?);
+    }
+    let Some(s) = session.as_mut() else {
+        return Err("no cases loaded".into());
+    };
+    let at = match args.case {
+        CaseRef::Index(i) if i < s.cases.len() => i,
+        CaseRef::Index(i) => {
+            return Err(format!(
+                "case index {i} is out of range: {} has {} cases",
+                s.file.display(),
+                s.cases.len()
+            ));
+        }
+        CaseRef::Id(id) => s
+            .cases
+            .iter()
+            .position(|c| c.id == id)
+            .ok_or_else(|| format!("no case {id:?} in {}", s.file.display()))?,
+    };
+    open(state, s, at).await
+}
+
+/// `crossfile.nextCase` (`step` 1) and `crossfile.previousCase` (`step` -1).
+pub async fn step(state: &Arc<State>, step: isize) -> Result<Value, String> {
+    let mut session = state.replay.session.lock().await;
+    let Some(s) = session.as_mut() else {
+        return Err("no case is being replayed: run crossfile.replayCase first".into());
+    };
+    let at =
+        s.at.checked_add_signed(step)
+            .filter(|&at| at < s.cases.len())
+            .ok_or_else(|| {
+                let end = if step > 0 { "last" } else { "first" };
+                format!("case {} of {} is the {end}", s.at + 1, s.cases.len())
+            })?;
+    open(state, s, at).await
+}
+
+/// `crossfile.score`: every metric of the case's benchmark for `suggestion`. When it is the
+/// server's own unedited suggestion at the case's cursor (or `""` after a blank one, which has no
+/// item), the model's raw output behind it is scored, as `bench run` scores it (the benchmarks'
+/// scripts cut it themselves).
+pub async fn score_case(state: &Arc<State>, args: ScoreArgs) -> Result<Value, String> {
+    let session = state.replay.session.lock().await;
+    let case = session
+        .as_ref()
+        .and_then(|s| s.cases.iter().find(|c| c.id == args.case_id))
+        .ok_or_else(|| format!("no case {:?} is loaded for replay", args.case_id))?;
+    let own = state
+        .replay
+        .current
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+        .filter(|c| c.case.id == case.id)
+        .and_then(|c| state.last(&c.uri))
+        .filter(|l| l.case_id.as_deref() == Some(case.id.as_str()))
+        .filter(|l| l.shown == args.suggestion || shown_as_nothing(&l.shown, &args.suggestion));
+    let (prediction, scored) = match &own {
+        Some(last) => (last.done.completion.raw_suggestion.clone(), "raw"),
+        None => (args.suggestion.clone(), "given"),
+    };
+    let metrics = score(case, &prediction).map_err(|e| format!("case {}: {e}", case.id))?;
+    Ok(json!({
+        "caseId": case.id,
+        "benchmark": case.format.name(),
+        "metrics": metrics,
+        "scored": scored,
+        "prediction": prediction,
+        "reference": case.reference,
+    }))
+}
+
+/// A blank suggestion is answered with no item: a client that got none sends `""`.
+fn shown_as_nothing(shown: &str, sent: &str) -> bool {
+    sent.is_empty() && shown.trim().is_empty()
+}
+
+/// Loads a cases file; a bad record is skipped with a warning naming its line and field.
+async fn load(file: PathBuf, repos: PathBuf, format: Option<&str>) -> Result<Session, String> {
+    let format = format.map(str::to_string);
+    tokio::task::spawn_blocking(move || {
+        let format = match format.as_deref() {
+            Some(name) => CaseFormat::from_name(name)
+                .ok_or_else(|| format!("format: unknown format {name:?}: cceval or repoeval"))?,
+            None => CaseFormat::detect(&file)
+                .map_err(|e| e.to_string())?
+                .ok_or_else(|| {
+                    format!(
+                        "{}: cannot tell the cases' format: give format (cceval or repoeval)",
+                        file.display()
+                    )
+                })?,
+        };
+        let loaded = load_cases(&file, format).map_err(|e| e.to_string())?;
+        for problem in &loaded.problems {
+            tracing::warn!("skipped: {problem}");
+        }
+        if loaded.cases.is_empty() {
+            return Err(format!("{}: no usable case", file.display()));
+        }
+        if !repos.is_dir() {
+            return Err(format!("repos: {} is not a folder", repos.display()));
+        }
+        Ok(Session {
+            file,
+            repos,
+            cases: loaded.cases,
+            at: 0,
+        })
+    })
+    .await
+    .map_err(|e| format!("loading the cases failed: {e}"))?
+}
+
+/// Opens case `at` of the session: its replay copy, its folder and index, the case laid out.
+async fn open(state: &Arc<State>, s: &mut Session, at: usize) -> Result<Value, String> {
+    let case = s.cases[at].clone();
+    let options = state.options();
+    let sandbox = Sandbox::new(state.engine_settings().index.cache_dir.join("replay"));
+    let repos = s.repos.clone();
+    let for_copy = case.clone();
+    let placed = tokio::task::spawn_blocking(move || {
+        let view = CaseView::new(&for_copy, &repos)?;
+        sandbox.place(&for_copy, &view)
+    })
+    .await
+    .map_err(|e| e.to_string())?
+    .map_err(|e| e.to_string())?;
+
+    let folder = replay_folder(state, &placed.root, &case.repository, &options).await?;
+    // The template decides whether the case's right context may be indexed.
+    let engine = state.engine().await?;
+    let uses_right = Completer::new(&folder.settings(), engine.backend, engine.tokenizer)
+        .template()
+        .is_fim();
+    let index = match folder.index() {
+        Some(index) => index,
+        None => {
+            let (root, settings) = (placed.root.clone(), folder.settings());
+            let index = tokio::task::spawn_blocking(move || {
+                Index::open_or_build(&root, &settings.index, &Progress::none())
+            })
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string())?
+            .0;
+            let index = Arc::new(index);
+            folder.set_index(index.clone());
+            index
+        }
+    };
+    let (for_layout, repos) = (case.clone(), s.repos.clone());
+    let laid_out =
+        tokio::task::spawn_blocking(move || lay_out(&for_layout, &repos, &index, uses_right))
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string())?;
+
+    let uri = Url::from_file_path(&placed.file)
+        .map_err(|()| format!("{} is not a file URI", placed.file.display()))?;
+    let last_line = laid_out.view.left.rsplit('\n').next().unwrap_or("");
+    let position = Position::new(
+        laid_out.view.cursor.line,
+        u32::try_from(last_line.encode_utf16().count()).unwrap_or(u32::MAX),
+    );
+    let text = normalize_newlines(&laid_out.view.text()).into_owned();
+    s.at = at;
+    let answer = json!({
+        "uri": uri,
+        "text": text,
+        "position": position,
+        "case": {
+            "id": case.id,
+            "index": at,
+            "count": s.cases.len(),
+            "taskId": case.task_id,
+            "benchmark": case.format.name(),
+            "language": case.language.name(),
+            "repository": case.repository,
+            "path": case.path,
+            "line": case.line + 1,
+            "target": match case.target { Target::Line => "line", Target::Function => "function" },
+            "casesFile": s.file,
+            "recordLine": case.record_line,
+        },
+    });
+    state.replay.set_current(Arc::new(ReplayedCase {
+        case,
+        uri,
+        position,
+        text,
+        laid_out,
+    }));
+    Ok(answer)
+}
+
+/// The workspace folder of a replay copy, added on first use.
+async fn replay_folder(
+    state: &Arc<State>,
+    root: &Path,
+    repository: &str,
+    options: &crate::config::Options,
+) -> Result<Arc<Folder>, String> {
+    if let Some(folder) = state.folders().into_iter().find(|f| f.root == root) {
+        return Ok(folder);
+    }
+    let settings = folder_settings(root, options).map_err(|e| e.to_string())?;
+    let folder = Folder::new(
+        root.to_path_buf(),
+        format!("replay: {repository}"),
+        settings,
+    );
+    state.add_folder(folder.clone());
+    Ok(folder)
+}

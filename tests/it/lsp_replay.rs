@@ -1,0 +1,222 @@
+//! Replaying benchmark cases through `crossfile serve` (real stdio, the embedded model):
+//! `crossfile.replayCase` + inline completion + `crossfile.score` give exactly what `bench run`
+//! gives for the same cases, retriever and model; the case opens in a copy, never in the
+//! repository; `nextCase` / `previousCase` walk the file.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+use crate::lsp::{Client, user_config};
+use crate::support::{bench_repos, shared_dir};
+
+/// Cases replayed both ways.
+const CASES: usize = 20;
+
+/// Model settings both sides use: a short context and suggestion keep the test quick.
+const MODEL: &str = "n_ctx = 1024\n[prompt]\nmax_new_tokens = 16\n";
+
+fn execute(client: &mut Client, command: &str, argument: Value) -> Value {
+    let answer = client.request(
+        "workspace/executeCommand",
+        json!({"command": command, "arguments": [argument]}),
+    );
+    answer
+        .get("result")
+        .cloned()
+        .unwrap_or_else(|| panic!("{command} failed: {answer}"))
+}
+
+/// Every record of a `bench run` file, by case id.
+fn run_records(path: &Path) -> BTreeMap<String, Value> {
+    let text = std::fs::read_to_string(path).expect("run file");
+    text.lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("a record"))
+        .map(|r| (r["case_id"].as_str().expect("case_id").to_string(), r))
+        .collect()
+}
+
+/// A digest of every file under `root` (path and bytes), to show a repository is untouched.
+fn tree_digest(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read dir").flatten() {
+            let path = entry.path();
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(path);
+            } else if let Ok(bytes) = std::fs::read(&path) {
+                let rel = path
+                    .strip_prefix(root)
+                    .expect("inside")
+                    .display()
+                    .to_string();
+                files.insert(rel, bytes);
+            }
+        }
+    }
+    files
+}
+
+#[test]
+fn replay_through_the_server_scores_exactly_as_bench_run() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let config = cache.path().join("user.toml");
+    std::fs::write(&config, user_config(MODEL)).expect("config");
+    let all = std::fs::read_to_string(shared_dir().join("bench/cceval/python-dev.jsonl"))
+        .expect("DEV cases");
+    let cases = cache.path().join("cases.jsonl");
+    let lines: Vec<&str> = all.lines().take(CASES).collect();
+    std::fs::write(&cases, lines.join("\n") + "\n").expect("write cases");
+    let repos = bench_repos();
+    let before = tree_digest(&repos);
+
+    // `bench run`, one job, the same user config and cache as the server.
+    let out = cache.path().join("run.jsonl");
+    let run = Command::new(env!("CARGO_BIN_EXE_crossfile"))
+        .args([
+            "bench",
+            "run",
+            "--format",
+            "cceval",
+            "--retriever",
+            "bm25",
+            "--jobs",
+            "1",
+        ])
+        .arg("--cases")
+        .arg(&cases)
+        .arg("--repos")
+        .arg(&repos)
+        .arg("--out")
+        .arg(&out)
+        .env("CROSSFILE_CACHE_DIR", cache.path())
+        .env("CROSSFILE_CONFIG", &config)
+        .env_remove("CROSSFILE_LOG")
+        .output()
+        .expect("bench run");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let records = run_records(&out);
+    assert_eq!(records.len(), CASES);
+
+    // The server, with no workspace folder: each case opens in its replay copy.
+    let mut client = Client::start_with(cache.path(), MODEL);
+    client.request(
+        "initialize",
+        json!({"processId": null, "rootUri": null, "workspaceFolders": [], "capabilities": {}}),
+    );
+    client.notify("initialized", json!({}));
+    let mut raw_scored = 0;
+    for i in 0..CASES {
+        let opened = execute(
+            &mut client,
+            "crossfile.replayCase",
+            json!({"cases": cases, "repos": repos, "format": "cceval", "case": i}),
+        );
+        let id = opened
+            .pointer("/case/id")
+            .and_then(Value::as_str)
+            .expect("id")
+            .to_string();
+        assert_eq!(opened.pointer("/case/index"), Some(&json!(i)));
+        let record = &records[&id];
+        let uri = opened["uri"].as_str().expect("uri").to_string();
+        let file = url_path(&uri);
+        assert!(file.starts_with(cache.path().join("replay")), "{uri}");
+        assert_eq!(
+            std::fs::read_to_string(&file).ok().as_ref(),
+            opened["text"].as_str().map(str::to_string).as_ref(),
+            "the copy holds the case's text"
+        );
+        client.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                   "text": opened["text"]}}),
+        );
+        let answer = client.request(
+            "textDocument/inlineCompletion",
+            json!({"textDocument": {"uri": uri}, "position": opened["position"],
+                   "context": {"triggerKind": 1}}),
+        );
+        let suggestion = answer
+            .pointer("/result/items/0/insertText")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let scored = execute(
+            &mut client,
+            "crossfile.score",
+            json!({"caseId": id, "suggestion": suggestion}),
+        );
+        assert_eq!(scored["metrics"], record["metrics"], "case {id}: {scored}");
+        assert_eq!(scored["benchmark"], json!("cceval"));
+        assert_eq!(scored["reference"], record["reference"]);
+        if scored["scored"] == json!("raw") {
+            raw_scored += 1;
+        }
+        // The same prompt, byte for byte, and the same model output.
+        let context = execute(&mut client, "crossfile.context", json!({"uri": uri}));
+        assert_eq!(context["prompt"], record["prompt"], "case {id}");
+        assert_eq!(
+            context["rawSuggestion"], record["raw_suggestion"],
+            "case {id}"
+        );
+        assert_eq!(context["caseId"], json!(id));
+        client.notify(
+            "textDocument/didClose",
+            json!({"textDocument": {"uri": uri}}),
+        );
+    }
+    assert_eq!(raw_scored, CASES, "every suggestion was the server's own");
+
+    // Walking the file: next, previous, and an error past the first case.
+    let first = execute(
+        &mut client,
+        "crossfile.replayCase",
+        json!({"cases": cases, "repos": repos, "case": 0}),
+    );
+    let second = execute(&mut client, "crossfile.nextCase", Value::Null);
+    assert_eq!(second.pointer("/case/index"), Some(&json!(1)));
+    let back = execute(&mut client, "crossfile.previousCase", Value::Null);
+    assert_eq!(back["case"], first["case"]);
+    assert_eq!(back["text"], first["text"]);
+    let answer = client.request(
+        "workspace/executeCommand",
+        json!({"command": "crossfile.previousCase", "arguments": []}),
+    );
+    let message = answer.pointer("/error/message").and_then(Value::as_str);
+    assert!(
+        message.is_some_and(|m| m.contains("is the first")),
+        "{answer}"
+    );
+    // A case id that is not loaded, and a bad argument, are errors that say so.
+    let answer = client.request(
+        "workspace/executeCommand",
+        json!({"command": "crossfile.score", "arguments": [{"caseId": "nope", "suggestion": "x"}]}),
+    );
+    let message = answer.pointer("/error/message").and_then(Value::as_str);
+    assert!(message.is_some_and(|m| m.contains("\"nope\"")), "{answer}");
+    let answer = client.request(
+        "workspace/executeCommand",
+        json!({"command": "crossfile.replayCase", "arguments": [{"cases": cases}]}),
+    );
+    assert_eq!(
+        answer.pointer("/error/code"),
+        Some(&json!(-32602)),
+        "{answer}"
+    );
+    assert_eq!(client.finish(true), Some(0));
+
+    // The repositories themselves were never written.
+    assert!(before == tree_digest(&repos), "a repository changed");
+}
+
+fn url_path(uri: &str) -> std::path::PathBuf {
+    std::path::PathBuf::from(uri.strip_prefix("file://").expect("a file URI"))
+}
