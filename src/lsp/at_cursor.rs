@@ -68,7 +68,7 @@ pub async fn prepare(
         });
     }
     let index = tokio::select! {
-        index = folder.settled_index() => index.ok_or_else(|| Failure::Engine("the index is gone".into()))?,
+        index = folder.settled_index() => index.map_err(Failure::Engine)?,
         () = cancel.cancelled() => return Err(Failure::Cancelled),
     };
     let text = match buffer {

@@ -54,8 +54,12 @@ pub async fn index_folders(state: Arc<State>, folders: Vec<Arc<Folder>>) {
                 ProgressEvent::End => {}
             }
         }
-        match task.await {
-            Ok(Ok((index, report))) => {
+        let built = match task.await {
+            Ok(built) => built.map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        match built {
+            Ok((index, report)) => {
                 let indexed = index.snapshot().len();
                 files += indexed;
                 tracing::info!(
@@ -65,13 +69,11 @@ pub async fn index_folders(state: Arc<State>, folders: Vec<Arc<Folder>>) {
                 );
                 folder.set_index(Arc::new(index));
             }
-            Ok(Err(e)) => {
-                failed += 1;
-                show_error(&state, format!("indexing {}: {e}", folder.root.display())).await;
-            }
             Err(e) => {
                 failed += 1;
-                show_error(&state, format!("indexing {}: {e}", folder.root.display())).await;
+                let message = format!("indexing {}: {e}", folder.root.display());
+                folder.set_index_failed(message.clone());
+                show_error(&state, message).await;
             }
         }
     }

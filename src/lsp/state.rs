@@ -70,6 +70,14 @@ pub struct InFlight {
     pub token: CancellationToken,
 }
 
+/// Where a folder's index stands.
+pub enum IndexState {
+    Building,
+    Ready(Arc<Index>),
+    /// Building failed (the message says why); completions in the folder fail with it.
+    Failed(String),
+}
+
 /// One workspace folder: its settings, its open buffers and its index.
 pub struct Folder {
     /// The canonical root.
@@ -78,7 +86,7 @@ pub struct Folder {
     settings: RwLock<Arc<Settings>>,
     /// Open buffers, by path relative to the root.
     pub documents: Documents,
-    index: watch::Sender<Option<Arc<Index>>>,
+    index: watch::Sender<IndexState>,
     dirty: mpsc::UnboundedSender<(String, u64)>,
     /// Paths queued for the index so far, and how many of them it holds (a count, so a
     /// completion can wait for the edits made before it).
@@ -233,7 +241,7 @@ impl Folder {
     /// keeps the index current.
     pub fn new(root: PathBuf, name: String, settings: Settings) -> Arc<Folder> {
         let (dirty, queue) = mpsc::unbounded_channel();
-        let (index, _) = watch::channel(None);
+        let (index, _) = watch::channel(IndexState::Building);
         let (applied, _) = watch::channel(0);
         let folder = Arc::new(Folder {
             root,
@@ -261,20 +269,41 @@ impl Folder {
         *self.settings.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(settings);
     }
 
-    /// Waits until the index is built.
-    pub async fn ready_index(&self) -> Option<Arc<Index>> {
+    /// Waits until the index is built; the reason when building it failed.
+    pub async fn ready_index(&self) -> Result<Arc<Index>, String> {
         let mut ready = self.index.subscribe();
-        let index = ready.wait_for(Option::is_some).await.ok()?;
-        index.clone()
+        let state = ready
+            .wait_for(|s| !matches!(s, IndexState::Building))
+            .await
+            .map_err(|_| "the folder is gone".to_string())?;
+        match &*state {
+            IndexState::Ready(index) => Ok(index.clone()),
+            IndexState::Failed(message) => Err(message.clone()),
+            IndexState::Building => Err("the index is not built".into()),
+        }
     }
 
     /// The index, if it is built.
     pub fn index(&self) -> Option<Arc<Index>> {
-        self.index.borrow().clone()
+        match &*self.index.borrow() {
+            IndexState::Ready(index) => Some(index.clone()),
+            _ => None,
+        }
     }
 
     pub fn set_index(&self, index: Arc<Index>) {
-        self.index.send_replace(Some(index));
+        self.index.send_replace(IndexState::Ready(index));
+    }
+
+    /// Records that building the index failed, unless an older index still serves.
+    pub fn set_index_failed(&self, message: String) {
+        self.index.send_if_modified(|state| match state {
+            IndexState::Ready(_) => false,
+            _ => {
+                *state = IndexState::Failed(message);
+                true
+            }
+        });
     }
 
     /// Queues `rel` for the index: its open buffer's text if it is open, else the disk's.
@@ -285,15 +314,18 @@ impl Folder {
 
     /// The index, once it holds every edit queued before this call: the queue is applied at
     /// once instead of after the usual delay, so a completion sees the text the user sees.
-    pub async fn settled_index(&self) -> Option<Arc<Index>> {
+    pub async fn settled_index(&self) -> Result<Arc<Index>, String> {
         let index = self.ready_index().await?;
         let target = self.queued.load(Ordering::SeqCst);
         let mut applied = self.applied.subscribe();
         if *applied.borrow() < target {
             self.flush.notify_one();
-            applied.wait_for(|&n| n >= target).await.ok()?;
+            applied
+                .wait_for(|&n| n >= target)
+                .await
+                .map_err(|_| "the folder is gone".to_string())?;
         }
-        Some(index)
+        Ok(index)
     }
 }
 
@@ -313,12 +345,12 @@ async fn keep_current(folder: Weak<Folder>, mut queue: mpsc::UnboundedReceiver<(
             paths.insert(path);
             covered = covered.max(number);
         }
-        let Some(index) = (match folder.upgrade() {
+        let index = match folder.upgrade() {
             Some(f) => f.ready_index().await,
             None => return,
-        }) else {
-            return;
         };
+        // Without an index there is nothing to update; completions report why.
+        let Ok(index) = index else { continue };
         // Texts are read after the index is ready, so the newest buffer content goes in.
         let Some(f) = folder.upgrade() else { return };
         let work: Vec<(String, Option<String>)> = paths

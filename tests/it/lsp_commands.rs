@@ -201,3 +201,30 @@ fn live_edits_and_deletions_change_what_completions_retrieve() {
     assert!(message.is_some_and(|m| m.contains("bm26")), "{answer}");
     assert_eq!(client.finish(true), Some(0));
 }
+
+/// A folder whose index cannot be built (its cache directory is a file): the failure is shown,
+/// and a completion there is answered with it at once, never left waiting.
+#[test]
+fn a_folder_that_cannot_be_indexed_fails_its_completions_with_the_reason() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("a.py"), "import os\nos.\n").expect("write");
+    let blocker = cache.path().join("not-a-folder");
+    std::fs::write(&blocker, "").expect("write");
+    let mut client = Client::start_with(cache.path(), MODEL);
+    client.initialize(dir.path(), json!({"index": {"cache_dir": blocker}}));
+    let end = client.wait_for_index();
+    let message = end.pointer("/params/value/message").and_then(Value::as_str);
+    assert!(
+        message.is_some_and(|m| m.contains("1 folders failed")),
+        "{end}"
+    );
+    let answer = client.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": uri(dir.path(), "a.py")},
+               "position": {"line": 1, "character": 3}}),
+    );
+    let error = answer.pointer("/error/message").and_then(Value::as_str);
+    assert!(error.is_some_and(|m| m.contains("indexing")), "{answer}");
+    assert_eq!(client.finish(true), Some(0));
+}
