@@ -211,6 +211,51 @@ fn replay_through_the_server_scores_exactly_as_bench_run() {
         Some(&json!(-32602)),
         "{answer}"
     );
+
+    // A RepoEval function-level case (its format told from the file): the body is hidden, and
+    // the reference itself, given as the suggestion, scores em 1 and es 1.
+    let repoeval = shared_dir().join("bench/repoeval/function-dev.jsonl");
+    let opened = execute(
+        &mut client,
+        "crossfile.replayCase",
+        json!({"cases": repoeval, "repos": repos, "case": 0}),
+    );
+    assert_eq!(opened.pointer("/case/benchmark"), Some(&json!("repoeval")));
+    assert_eq!(opened.pointer("/case/target"), Some(&json!("function")));
+    let id = opened
+        .pointer("/case/id")
+        .and_then(Value::as_str)
+        .expect("id");
+    let first: Value = serde_json::from_str(
+        std::fs::read_to_string(&repoeval)
+            .expect("cases")
+            .lines()
+            .next()
+            .expect("a record"),
+    )
+    .expect("a record");
+    let reference = first
+        .pointer("/metadata/ground_truth")
+        .and_then(Value::as_str)
+        .expect("reference");
+    let text = opened["text"].as_str().expect("text");
+    assert!(!text.contains(reference.trim()), "the body is hidden");
+    let scored = execute(
+        &mut client,
+        "crossfile.score",
+        json!({"caseId": id, "suggestion": reference}),
+    );
+    assert_eq!(scored["scored"], json!("given"));
+    assert_eq!(scored["metrics"], json!({"em": 1.0, "es": 1.0}), "{scored}");
+    let scored = execute(
+        &mut client,
+        "crossfile.score",
+        json!({"caseId": id, "suggestion": "pass\n"}),
+    );
+    assert!(
+        scored.pointer("/metrics/es").and_then(Value::as_f64) < Some(0.5),
+        "{scored}"
+    );
     assert_eq!(client.finish(true), Some(0));
 
     // The repositories themselves were never written.
