@@ -6,6 +6,11 @@
 //! symlink is copied as a symlink). Placing a case first puts back the file the previous case
 //! changed (named in `<dir>/<repository>.replayed`, so this holds across sessions), then writes
 //! the case's file as the case shows it.
+//!
+//! A user may opt in to replaying in the repository itself ([`Sandbox::place_in_place`]). The
+//! file's bytes are saved first to `<dir>/in-place/` with a journal naming it, and
+//! [`Sandbox::restore_in_place`] puts them back: before the next case, when the session ends, and
+//! at the next start if the process was killed in between.
 
 use std::fs;
 use std::io;
@@ -66,6 +71,54 @@ impl Sandbox {
         Ok(Placed { root, file })
     }
 
+    /// Writes `case`'s file, laid out as `view`, in its repository itself, after saving the
+    /// file's bytes and a journal naming them. Any earlier in-place case is restored first.
+    pub fn place_in_place(&self, case: &Case, view: &CaseView) -> Result<Placed, BenchError> {
+        self.restore_in_place()?;
+        let saved = self.dir.join("in-place");
+        fs::create_dir_all(&saved).map_err(|error| write_error(&saved, error))?;
+        let (file, _) =
+            workspace::resolve_in_root(&view.root, Path::new(&view.path)).map_err(|e| {
+                BenchError::Case {
+                    id: case.id.clone(),
+                    message: e.to_string(),
+                }
+            })?;
+        let backup = saved.join("original");
+        fs::copy(&file, &backup).map_err(|error| write_error(&backup, error))?;
+        sync(&backup)?;
+        let journal = saved.join("journal");
+        let entry = file.to_string_lossy().into_owned();
+        fs::write(&journal, &entry).map_err(|error| write_error(&journal, error))?;
+        sync(&journal)?;
+        fs::write(&file, view.text()).map_err(|error| write_error(&file, error))?;
+        Ok(Placed {
+            root: view.root.clone(),
+            file,
+        })
+    }
+
+    /// Puts back the file an in-place case changed, if any; returns it.
+    pub fn restore_in_place(&self) -> Result<Option<PathBuf>, BenchError> {
+        let saved = self.dir.join("in-place");
+        let journal = saved.join("journal");
+        let file = match fs::read_to_string(&journal) {
+            Ok(file) => PathBuf::from(file),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => {
+                return Err(BenchError::Read {
+                    path: journal,
+                    error,
+                });
+            }
+        };
+        let backup = saved.join("original");
+        fs::copy(&backup, &file).map_err(|error| write_error(&file, error))?;
+        sync(&file)?;
+        fs::remove_file(&journal).map_err(|error| write_error(&journal, error))?;
+        Ok(Some(file))
+    }
+
     /// Copies back from the repository the file the previous case changed in `copy`.
     fn put_back(&self, repository: &Path, copy: &Path, marker: &Path) -> Result<(), BenchError> {
         let previous = match fs::read_to_string(marker) {
@@ -91,6 +144,13 @@ impl Sandbox {
         fs::copy(&original, &changed).map_err(|error| write_error(&changed, error))?;
         fs::remove_file(marker).map_err(|error| write_error(marker, error))
     }
+}
+
+/// Flushes `path` to the disk.
+fn sync(path: &Path) -> Result<(), BenchError> {
+    fs::File::open(path)
+        .and_then(|f| f.sync_all())
+        .map_err(|error| write_error(path, error))
 }
 
 /// Copies the tree at `from` to `to` (which must not exist), leaving out `.git`.
@@ -212,5 +272,47 @@ mod tests {
             fs::read_to_string(repo.join("pkg/b.py")).ok().as_deref(),
             Some(b)
         );
+    }
+
+    #[test]
+    fn in_place_cases_are_restored_byte_for_byte() {
+        let temp = tempfile::tempdir().expect("temp dir");
+        let repos = temp.path().join("repos");
+        let repo = repos.join("repo");
+        fs::create_dir_all(&repo).expect("mkdir");
+        let a = "import os\r\nx = os.getcwd()\r\n";
+        fs::write(repo.join("a.py"), a).expect("write");
+        fs::write(repo.join("b.py"), "y = 2\nz = y\n").expect("write");
+        let sandbox = Sandbox::new(temp.path().join("replay"));
+        assert_eq!(sandbox.restore_in_place().ok(), Some(None));
+
+        let first = case("a.py", 1, "import os\nx = ", "os.getcwd()", "\n");
+        let view = CaseView::new(&first, &repos).expect("view");
+        let placed = sandbox.place_in_place(&first, &view).expect("placed");
+        assert_eq!(placed.file, repo.canonicalize().expect("root").join("a.py"));
+        assert_eq!(
+            fs::read_to_string(repo.join("a.py")).ok().as_deref(),
+            Some("import os\nx = \n")
+        );
+        // The next case restores the first file before it writes its own.
+        let second = case("b.py", 1, "y = 2\nz = ", "y", "\n");
+        let view = CaseView::new(&second, &repos).expect("view");
+        sandbox.place_in_place(&second, &view).expect("placed");
+        assert_eq!(
+            fs::read(repo.join("a.py")).ok(),
+            Some(a.as_bytes().to_vec())
+        );
+        // A new session (as after a crash) restores what the last one left.
+        let later = Sandbox::new(temp.path().join("replay"));
+        let restored = later.restore_in_place().expect("restored");
+        assert_eq!(
+            restored,
+            Some(repo.canonicalize().expect("root").join("b.py"))
+        );
+        assert_eq!(
+            fs::read_to_string(repo.join("b.py")).ok().as_deref(),
+            Some("y = 2\nz = y\n")
+        );
+        assert_eq!(later.restore_in_place().ok(), Some(None));
     }
 }

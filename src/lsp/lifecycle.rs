@@ -74,6 +74,14 @@ pub async fn initialize(
         folders.push(Folder::new(root, folder.name, settings));
     }
     state.set_folders(folders);
+    // A server killed during an in-place replay left a file changed: put it back now.
+    if let Some(file) = super::replay::restore_in_place(state) {
+        let message = format!(
+            "crossfile: restored {}, left changed by an earlier in-place replay",
+            file.display()
+        );
+        state.client.show_message(MessageType::INFO, message).await;
+    }
 
     Ok(InitializeResult {
         capabilities: capabilities::server_capabilities(),

@@ -25,8 +25,8 @@ mod state;
 mod text_sync;
 mod workspace_sync;
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::Notify;
@@ -59,12 +59,18 @@ where
 {
     let shut_down = Arc::new(AtomicBool::new(false));
     let flag = shut_down.clone();
-    let (service, socket) = LspService::build(move |client| server::Server::new(client, flag))
-        .custom_method(
-            protocol::INLINE_COMPLETION,
-            server::Server::inline_completion,
-        )
-        .finish();
+    let state = Arc::new(OnceLock::new());
+    let keep = state.clone();
+    let (service, socket) = LspService::build(move |client| {
+        let server = server::Server::new(client, flag);
+        let _ = keep.set(server.state());
+        server
+    })
+    .custom_method(
+        protocol::INLINE_COMPLETION,
+        server::Server::inline_completion,
+    )
+    .finish();
     let exited = Arc::new(Notify::new());
     let service = service::Edge::new(service, exited.clone());
     let serving = tower_lsp::Server::new(input, output, socket)
@@ -74,6 +80,10 @@ where
     tokio::select! {
         () = serving => {}
         () = exited.notified() => {}
+    }
+    // However the session ended, a file an in-place replay changed is put back.
+    if let Some(state) = state.get() {
+        replay::restore_in_place(state);
     }
     if shut_down.load(Ordering::SeqCst) {
         Ending::Clean

@@ -37,6 +37,7 @@ struct Session {
     cases: Vec<Case>,
     /// The case open now.
     at: usize,
+    in_place: bool,
 }
 
 /// The case open now, laid out.
@@ -62,6 +63,10 @@ pub struct ReplayArgs {
     pub format: Option<String>,
     /// A case id, or a 0-based index into the file's cases.
     pub case: CaseRef,
+    /// Replay in the repository itself instead of a copy (the opt-in): the file's bytes are
+    /// saved first and put back before the next case, at shutdown, or at the next start.
+    #[serde(default)]
+    pub in_place: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -113,6 +118,7 @@ pub async fn replay_case(state: &Arc<State>, args: ReplayArgs) -> Result<Value, 
     let Some(s) = session.as_mut() else {
         return Err("no cases loaded".into());
     };
+    s.in_place = args.in_place;
     let at = match args.case {
         CaseRef::Index(i) if i < s.cases.len() => i,
         CaseRef::Index(i) => {
@@ -218,6 +224,7 @@ async fn load(file: PathBuf, repos: PathBuf, format: Option<&str>) -> Result<Ses
             repos,
             cases: loaded.cases,
             at: 0,
+            in_place: false,
         })
     })
     .await
@@ -228,12 +235,18 @@ async fn load(file: PathBuf, repos: PathBuf, format: Option<&str>) -> Result<Ses
 async fn open(state: &Arc<State>, s: &mut Session, at: usize) -> Result<Value, String> {
     let case = s.cases[at].clone();
     let options = state.options();
-    let sandbox = Sandbox::new(state.engine_settings().index.cache_dir.join("replay"));
+    let sandbox = sandbox(state);
     let repos = s.repos.clone();
     let for_copy = case.clone();
+    let in_place = s.in_place;
     let placed = tokio::task::spawn_blocking(move || {
         let view = CaseView::new(&for_copy, &repos)?;
-        sandbox.place(&for_copy, &view)
+        if in_place {
+            sandbox.place_in_place(&for_copy, &view)
+        } else {
+            sandbox.restore_in_place()?;
+            sandbox.place(&for_copy, &view)
+        }
     })
     .await
     .map_err(|e| e.to_string())?
@@ -306,7 +319,28 @@ async fn open(state: &Arc<State>, s: &mut Session, at: usize) -> Result<Value, S
     Ok(answer)
 }
 
-/// The workspace folder of a replay copy, added on first use.
+/// Where replay copies and in-place backups live.
+fn sandbox(state: &State) -> Sandbox {
+    Sandbox::new(state.engine_settings().index.cache_dir.join("replay"))
+}
+
+/// Puts back a file an in-place replay changed (at shutdown, at the end of the session, and at
+/// start for one a killed server left); says which.
+pub fn restore_in_place(state: &State) -> Option<PathBuf> {
+    match sandbox(state).restore_in_place() {
+        Ok(Some(file)) => {
+            tracing::info!(file = %file.display(), "restored the file an in-place replay changed");
+            Some(file)
+        }
+        Ok(None) => None,
+        Err(e) => {
+            tracing::error!("cannot restore the file an in-place replay changed: {e}");
+            None
+        }
+    }
+}
+
+/// The workspace folder of a replay copy (or, in place, of the repository), added on first use.
 async fn replay_folder(
     state: &Arc<State>,
     root: &Path,

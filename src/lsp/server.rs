@@ -14,7 +14,7 @@ use tower_lsp::{Client, LanguageServer};
 
 use super::protocol::{InlineCompletionList, InlineCompletionParams};
 use super::state::State;
-use super::{commands, completion, lifecycle, text_sync, workspace_sync};
+use super::{commands, completion, lifecycle, replay, text_sync, workspace_sync};
 
 /// The server behind `crossfile serve`.
 pub struct Server {
@@ -29,6 +29,11 @@ impl Server {
             state: Arc::new(State::new(client)),
             shut_down,
         }
+    }
+
+    /// The state, for what must happen when the session ends.
+    pub fn state(&self) -> Arc<State> {
+        self.state.clone()
     }
 
     /// `textDocument/inlineCompletion` (LSP 3.18), registered as a custom method.
@@ -52,6 +57,7 @@ impl LanguageServer for Server {
 
     async fn shutdown(&self) -> jsonrpc::Result<()> {
         self.shut_down.store(true, Ordering::SeqCst);
+        replay::restore_in_place(&self.state);
         Ok(())
     }
 

@@ -179,6 +179,12 @@ impl Client {
             .expect("a $/progress end")
     }
 
+    /// Kills the server (SIGKILL) and waits for it.
+    pub(crate) fn kill(mut self) {
+        self.child.kill().expect("kill");
+        self.child.wait().expect("wait");
+    }
+
     /// `shutdown`, `exit`, and the exit code.
     pub(crate) fn finish(mut self, shutdown: bool) -> Option<i32> {
         if shutdown {

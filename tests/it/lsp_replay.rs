@@ -265,3 +265,101 @@ fn replay_through_the_server_scores_exactly_as_bench_run() {
 fn url_path(uri: &str) -> std::path::PathBuf {
     std::path::PathBuf::from(uri.strip_prefix("file://").expect("a file URI"))
 }
+
+/// Replaying in the repository itself, opted into with `inPlace`: the case's file is written
+/// there, put back byte for byte before the next case and at shutdown, and a server killed
+/// mid-replay has it put back by the next one at `initialize`.
+#[test]
+fn in_place_replay_always_puts_the_file_back() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repos = dir.path().join("repos");
+    let copied = Command::new("cp")
+        .arg("-r")
+        .arg(bench_repos())
+        .arg(&repos)
+        .status()
+        .expect("cp");
+    assert!(copied.success());
+    let all = std::fs::read_to_string(shared_dir().join("bench/cceval/python-dev.jsonl"))
+        .expect("DEV cases");
+    let cases = cache.path().join("cases.jsonl");
+    std::fs::write(
+        &cases,
+        all.lines().take(2).collect::<Vec<_>>().join("\n") + "\n",
+    )
+    .expect("write cases");
+    let before = tree_digest(&repos);
+    let none = "[backend]\nkind = \"none\"\n";
+
+    let mut client = Client::start_with(cache.path(), none);
+    client.request(
+        "initialize",
+        json!({"processId": null, "rootUri": null, "workspaceFolders": [], "capabilities": {}}),
+    );
+    client.notify("initialized", json!({}));
+    let replay = json!({"cases": cases, "repos": repos, "case": 0, "inPlace": true});
+    let first = execute(&mut client, "crossfile.replayCase", replay.clone());
+    let file = url_path(first["uri"].as_str().expect("uri"));
+    assert!(
+        file.starts_with(repos.canonicalize().expect("repos")),
+        "{file:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).ok().as_deref(),
+        first["text"].as_str()
+    );
+    let second = execute(&mut client, "crossfile.nextCase", Value::Null);
+    let second_file = url_path(second["uri"].as_str().expect("uri"));
+    assert_ne!(file, second_file, "the two cases are in two files");
+    let rel = file
+        .strip_prefix(repos.canonicalize().expect("repos"))
+        .expect("inside");
+    assert_eq!(
+        std::fs::read(&file).ok().as_ref(),
+        before.get(&rel.display().to_string()),
+        "the first case's file is back"
+    );
+    assert_eq!(client.finish(true), Some(0));
+    assert!(
+        before == tree_digest(&repos),
+        "shutdown put every file back"
+    );
+
+    // Killed mid-replay: the file stays changed until the next server starts.
+    let mut client = Client::start_with(cache.path(), none);
+    client.request(
+        "initialize",
+        json!({"processId": null, "rootUri": null, "workspaceFolders": [], "capabilities": {}}),
+    );
+    client.notify("initialized", json!({}));
+    execute(&mut client, "crossfile.replayCase", replay);
+    client.kill();
+    assert!(
+        before != tree_digest(&repos),
+        "the killed server left its case in place"
+    );
+    let mut client = Client::start_with(cache.path(), none);
+    client.request(
+        "initialize",
+        json!({"processId": null, "rootUri": null, "workspaceFolders": [], "capabilities": {}}),
+    );
+    assert!(before == tree_digest(&repos), "the next server put it back");
+    let shown = client
+        .wait_until(std::time::Duration::from_secs(5), |m| {
+            m["method"] == json!("window/showMessage")
+        })
+        .or_else(|| {
+            client
+                .notifications
+                .iter()
+                .find(|m| m["method"] == json!("window/showMessage"))
+                .cloned()
+        });
+    let message = shown
+        .as_ref()
+        .and_then(|m| m.pointer("/params/message"))
+        .and_then(Value::as_str);
+    assert!(message.is_some_and(|m| m.contains("restored")), "{shown:?}");
+    assert_eq!(client.finish(true), Some(0));
+}
