@@ -152,7 +152,7 @@ mod tests {
             let response = answer(in_call, request).expect("an answer");
             let (id, result) = response.into_parts();
             assert_eq!(id, Id::Number(7));
-            let error = result.err().expect("an error");
+            let error = result.expect_err("an error");
             assert_eq!(error.code, jsonrpc::ErrorCode::InternalError);
             assert!(error.message.contains("boom"), "{}", error.message);
             assert!(error.message.contains("textDocument/completion"));
