@@ -16,7 +16,7 @@ use tower_lsp::lsp_types::{
     CompletionTextEdit, InsertTextFormat, Position, Range, TextEdit, Url,
 };
 
-use super::convert::{line_of, to_engine};
+use super::convert::cursor_in;
 use super::protocol::{InlineCompletionItem, InlineCompletionList, InlineCompletionParams};
 use super::state::{Folder, State};
 use crate::backend::BackendError;
@@ -181,7 +181,7 @@ async fn complete_at(
                 .text
         }
     };
-    let cursor = to_engine(line_of(&text, position.line), position);
+    let cursor = cursor_in(&text, position);
     let query = Query::new(&rel, &text, cursor).map_err(|e| Failure::Engine(e.to_string()))?;
     let spec = settings.retrieve.retriever.clone();
     let retriever: Arc<dyn retrieve::Retriever> = Arc::from(
