@@ -16,6 +16,10 @@ mod http_backends;
 mod index_lifecycle;
 #[cfg(feature = "embedded")]
 mod lsp;
+#[cfg(feature = "embedded")]
+mod lsp_client;
+#[cfg(feature = "embedded")]
+mod lsp_robustness;
 mod metrics_conformance;
 mod model_fetch;
 mod nltk_tokens;
