@@ -157,6 +157,8 @@ pub enum BenchCommand {
     Perf(PerfArgs),
     /// Generation speed of the embedded backend against llama-server, and `complete` latency by stage.
     Model(BenchModelArgs),
+    /// The language server's overhead over stdio: completion round trips, indexing time, memory.
+    Lsp(super::bench_lsp::BenchLspArgs),
     /// Replay benchmark cases with retrievers into a resumable run file, scoring each.
     Run(Box<super::bench_run::BenchRunArgs>),
     /// Score predictions made elsewhere with the benchmark's own metrics.

@@ -6,6 +6,7 @@
 mod args;
 mod bench_compare;
 mod bench_export;
+mod bench_lsp;
 mod bench_mine;
 mod bench_model;
 mod bench_report;
@@ -13,6 +14,7 @@ mod bench_run;
 mod bench_score;
 mod complete_cmd;
 mod index_cmd;
+mod lsp_client;
 mod model_cmd;
 mod perf;
 mod progress;
@@ -38,6 +40,7 @@ pub fn run() -> ExitCode {
         Command::Model(args::ModelCommand::Fetch(args)) => model_cmd::fetch(args),
         Command::Bench(args::BenchCommand::Perf(args)) => perf::run(args),
         Command::Bench(args::BenchCommand::Model(args)) => bench_model::run(args),
+        Command::Bench(args::BenchCommand::Lsp(args)) => bench_lsp::run(args),
         Command::Bench(args::BenchCommand::Run(args)) => bench_run::run_cmd(args),
         Command::Bench(args::BenchCommand::Score(args)) => bench_score::run_cmd(args),
         Command::Bench(args::BenchCommand::Report(args)) => bench_report::run(args),

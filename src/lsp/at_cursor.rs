@@ -12,7 +12,7 @@ use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tower_lsp::lsp_types::{Position, Url};
 
-use super::convert::{line_of, to_engine};
+use super::convert::cursor_in;
 use super::replay::ReplayedCase;
 use super::state::{Engine, Folder, State};
 use crate::backend::BackendError;
@@ -83,7 +83,7 @@ pub async fn prepare(
                 .text
         }
     };
-    let cursor = to_engine(line_of(&text, position.line), position);
+    let cursor = cursor_in(&text, position);
     let query = Query::new(rel, &text, cursor).map_err(|e| Failure::Engine(e.to_string()))?;
     Ok(Cursor {
         settings,

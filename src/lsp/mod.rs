@@ -7,13 +7,15 @@
 //! to `inspect`); `at_cursor` prepares and runs a completion for `completion` and `inspect`;
 //! `convert.rs` is the one converter between UTF-16 positions and the engine's byte columns;
 //! `protocol.rs` holds the LSP 3.18 inline-completion types tower-lsp 0.20 lacks,
-//! `capabilities.rs` announces them, and `service.rs` wraps tower-lsp's service at the edge.
+//! `capabilities.rs` announces them, `service.rs` wraps tower-lsp's service at the edge, and
+//! `framing.rs` checks every incoming message before tower-lsp reads it.
 
 mod at_cursor;
 mod capabilities;
 mod commands;
 mod completion;
 mod convert;
+mod framing;
 mod indexing;
 mod inspect;
 mod lifecycle;
@@ -35,6 +37,8 @@ use tower_lsp::LspService;
 /// Requests handled at once; a completion waiting on the model holds one slot, so there must be
 /// room for text changes to pass while several wait.
 const CONCURRENCY: usize = 32;
+/// The buffer of the pipe between the checked input and tower-lsp.
+const PIPE_BYTES: usize = 256 * 1024;
 
 /// How a session ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,13 +77,22 @@ where
     .finish();
     let exited = Arc::new(Notify::new());
     let service = service::Edge::new(service, exited.clone());
-    let serving = tower_lsp::Server::new(input, output, socket)
+    // tower-lsp reads checked messages from a pipe: one it could not decode would end its loop.
+    let (checked, from_client) = tokio::io::duplex(PIPE_BYTES);
+    let reading = framing::check_frames(input, checked);
+    let serving = tower_lsp::Server::new(from_client, output, socket)
         .concurrency_level(CONCURRENCY)
         .serve(service);
-    // `exit` ends the session at once; tower-lsp alone would wait for the end of input.
-    tokio::select! {
-        () = serving => {}
-        () = exited.notified() => {}
+    tokio::pin!(reading, serving);
+    let mut read_all = false;
+    // `exit` ends the session at once; tower-lsp alone would wait for the end of input. The end
+    // of input closes the pipe, and tower-lsp ends once it has read what is left.
+    loop {
+        tokio::select! {
+            () = &mut serving => break,
+            () = exited.notified() => break,
+            () = &mut reading, if !read_all => read_all = true,
+        }
     }
     // However the session ended, a file an in-place replay changed is put back.
     if let Some(state) = state.get() {

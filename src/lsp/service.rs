@@ -1,6 +1,7 @@
 //! The edge around tower-lsp's service: it adds `inlineCompletionProvider` to the answer of
 //! `initialize`, says when `exit` has arrived (tower-lsp 0.20 would otherwise keep reading stdin
-//! until the client closes it), and answers a panic in any handler as an internal error.
+//! until the client closes it), answers a panic in any handler as an internal error, and answers
+//! the stand-in for a message the input could not decode ([`framing::MALFORMED`]) with its error.
 
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -13,9 +14,11 @@ use tower::Service;
 use tower_lsp::jsonrpc::{self, Id, Request, Response};
 
 use super::capabilities::add_inline_provider;
+use super::framing;
 
-/// Wraps the LSP service; every message passes through, two are noticed, and a panic becomes an
-/// error response (or, for a notification, a log line).
+/// Wraps the LSP service; every message passes through, three are noticed (`initialize`, `exit`,
+/// and [`framing::MALFORMED`], answered here), and a panic becomes an error response (or, for a
+/// notification, a log line).
 pub struct Edge<S> {
     inner: S,
     exited: Arc<Notify>,
@@ -44,6 +47,10 @@ where
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
+        if request.method() == framing::MALFORMED {
+            let response = framing::answer(request);
+            return Box::pin(async move { Ok(response) });
+        }
         let method = request.method().to_string();
         let id = request.id().cloned();
         let initialize = method == "initialize";

@@ -1,5 +1,7 @@
 //! Fitting a prompt to its token budget.
 
+use std::collections::HashMap;
+
 use super::Template;
 use super::block::{Chunk, Cut, render};
 use crate::lang::Language;
@@ -107,24 +109,20 @@ pub fn build(
     let mut right = if template.is_fim() {
         head_within(input.right, rest / 4, tokenizer)
     } else {
-        ""
+        Fitted::EMPTY
     };
-    let mut right_tokens = tokenizer.count(right);
-    let mut left = tail_within(input.left, rest.saturating_sub(right_tokens), tokenizer);
-    let mut left_tokens = tokenizer.count(left);
+    let mut left = tail_within(input.left, rest.saturating_sub(right.tokens), tokenizer);
     let (text, total) = loop {
-        let prefix = [block.text.as_str(), left].concat();
-        let text = template.render(&prefix, right);
+        let prefix = [block.text.as_str(), left.text].concat();
+        let text = template.render(&prefix, right.text);
         let total = tokenizer.count(&text);
         let Some(excess) = total.checked_sub(limit).filter(|&e| e > 0) else {
             break (text, total);
         };
-        if !left.is_empty() {
-            left = tail_within(left, left_tokens.saturating_sub(excess), tokenizer);
-            left_tokens = tokenizer.count(left);
-        } else if !right.is_empty() {
-            right = head_within(right, right_tokens.saturating_sub(excess), tokenizer);
-            right_tokens = tokenizer.count(right);
+        if !left.text.is_empty() {
+            left = tail_within(left.text, left.tokens.saturating_sub(excess), tokenizer);
+        } else if !right.text.is_empty() {
+            right = head_within(right.text, right.tokens.saturating_sub(excess), tokenizer);
         } else if !block.text.is_empty() {
             let smaller = block.tokens.saturating_sub(excess);
             block = fit_block(comment, &chunks, &cuts, block.at + 1, smaller, tokenizer);
@@ -139,13 +137,62 @@ pub fn build(
         hits_used: cuts.get(block.at).map_or(0, |cut| cut.hits_used()),
         tokens: PromptTokens {
             crossfile: as_u32(block.tokens),
-            left: as_u32(left_tokens),
-            right: as_u32(right_tokens),
+            left: as_u32(left.tokens),
+            right: as_u32(right.tokens),
             total: as_u32(total),
         },
         crossfile: block.text,
-        left: left.to_string(),
-        right: right.to_string(),
+        left: left.text.to_string(),
+        right: right.text.to_string(),
+    }
+}
+
+/// A part of a text cut to a budget, and its tokens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Fitted<'t> {
+    text: &'t str,
+    tokens: usize,
+}
+
+impl Fitted<'_> {
+    const EMPTY: Fitted<'static> = Fitted {
+        text: "",
+        tokens: 0,
+    };
+}
+
+/// Token counts of parts of one text, by where the part starts or ends, each counted once.
+struct Counts<'a> {
+    tokenizer: &'a dyn Tokenizer,
+    text: &'a str,
+    known: HashMap<usize, usize>,
+}
+
+impl<'a> Counts<'a> {
+    fn new(tokenizer: &'a dyn Tokenizer, text: &'a str) -> Counts<'a> {
+        Counts {
+            tokenizer,
+            text,
+            known: HashMap::new(),
+        }
+    }
+
+    /// Tokens of `text[from..]`.
+    fn from(&mut self, from: usize) -> usize {
+        let (tokenizer, text) = (self.tokenizer, self.text);
+        *self
+            .known
+            .entry(from)
+            .or_insert_with(|| tokenizer.count(&text[from..]))
+    }
+
+    /// Tokens of `text[..to]`.
+    fn to(&mut self, to: usize) -> usize {
+        let (tokenizer, text) = (self.tokenizer, self.text);
+        *self
+            .known
+            .entry(to)
+            .or_insert_with(|| tokenizer.count(&text[..to]))
     }
 }
 
@@ -167,11 +214,17 @@ fn fit_block(
 ) -> Block {
     let candidates = cuts.get(from..).unwrap_or_default();
     let mut tokens = vec![None; candidates.len()];
-    let found = first_fitting(candidates.len(), |i| {
-        let count = tokenizer.count(&render(comment, chunks, candidates[i]));
-        tokens[i] = Some(count);
-        count <= budget
-    });
+    let mut lengths = vec![None; candidates.len()];
+    let found = first_within(
+        candidates.len(),
+        budget,
+        |i| *lengths[i].get_or_insert_with(|| render(comment, chunks, candidates[i]).len()),
+        |i| {
+            let count = tokenizer.count(&render(comment, chunks, candidates[i]));
+            tokens[i] = Some(count);
+            count
+        },
+    );
     match (candidates.get(found), tokens.get(found).copied().flatten()) {
         (Some(&cut), Some(tokens)) => Block {
             at: from + found,
@@ -192,46 +245,55 @@ const TOKEN_TRIES: usize = 8;
 
 /// The longest suffix of `text` within `budget` tokens: whole lines, then the tail of the line
 /// before them at a token boundary.
-fn tail_within<'t>(text: &'t str, budget: usize, tokenizer: &dyn Tokenizer) -> &'t str {
+fn tail_within<'t>(text: &'t str, budget: usize, tokenizer: &dyn Tokenizer) -> Fitted<'t> {
     if budget == 0 {
-        return "";
+        return Fitted::EMPTY;
     }
-    let fits = |from: usize| tokenizer.count(&text[from..]) <= budget;
+    let mut counts = Counts::new(tokenizer, text);
     // Where each suffix of whole lines starts, longest first.
     let starts: Vec<usize> = std::iter::once(0)
         .chain(text.match_indices('\n').map(|(at, _)| at + 1))
         .collect();
-    let k = first_fitting(starts.len(), |k| fits(starts[k]));
+    let k = first_within(
+        starts.len(),
+        budget,
+        |k| text.len() - starts[k],
+        |k| counts.from(starts[k]),
+    );
+    let fitted = |from: usize, counts: &mut Counts<'_>| Fitted {
+        text: &text[from..],
+        tokens: counts.from(from),
+    };
     if k == 0 {
-        return text;
+        return fitted(0, &mut counts);
     }
     // `text[line..whole]` is the line that did not fit whole.
     let whole = starts.get(k).copied().unwrap_or(text.len());
     let line = starts[k - 1];
-    let room = budget.saturating_sub(tokenizer.count(&text[whole..]));
+    let room = budget.saturating_sub(counts.from(whole));
     if room == 0 {
-        return &text[whole..];
+        return fitted(whole, &mut counts);
     }
     let piece = &text[line..whole];
     let ids = tokenizer.encode(piece);
     for keep in (1..=room.min(ids.len())).rev().take(TOKEN_TRIES) {
         let tail = tokenizer.decode(&ids[ids.len() - keep..]);
-        if !tail.is_empty() && piece.ends_with(&tail) && fits(whole - tail.len()) {
-            return &text[whole - tail.len()..];
+        if !tail.is_empty() && piece.ends_with(&tail) && counts.from(whole - tail.len()) <= budget {
+            return fitted(whole - tail.len(), &mut counts);
         }
     }
     let bounds: Vec<usize> = piece.char_indices().map(|(at, _)| line + at).collect();
-    let k = first_fitting(bounds.len(), |k| fits(bounds[k]));
-    &text[bounds.get(k).copied().unwrap_or(whole)..]
+    let k = first_fitting(bounds.len(), |k| counts.from(bounds[k]) <= budget);
+    fitted(bounds.get(k).copied().unwrap_or(whole), &mut counts)
 }
 
 /// The longest prefix of `text` within `budget` tokens: whole lines, then the head of the next
 /// line at a token boundary.
-fn head_within<'t>(text: &'t str, budget: usize, tokenizer: &dyn Tokenizer) -> &'t str {
+fn head_within<'t>(text: &'t str, budget: usize, tokenizer: &dyn Tokenizer) -> Fitted<'t> {
     if budget == 0 {
-        return "";
+        return Fitted::EMPTY;
     }
-    let fits = |to: usize| tokenizer.count(&text[..to]) <= budget;
+    let mut counts = Counts::new(tokenizer, text);
     // Where each prefix of whole lines ends, longest first.
     let ends: Vec<usize> = std::iter::once(text.len())
         .chain(
@@ -241,23 +303,27 @@ fn head_within<'t>(text: &'t str, budget: usize, tokenizer: &dyn Tokenizer) -> &
                 .filter(|&end| end < text.len()),
         )
         .collect();
-    let k = first_fitting(ends.len(), |k| fits(ends[k]));
+    let k = first_within(ends.len(), budget, |k| ends[k], |k| counts.to(ends[k]));
+    let fitted = |to: usize, counts: &mut Counts<'_>| Fitted {
+        text: &text[..to],
+        tokens: counts.to(to),
+    };
     if k == 0 {
-        return text;
+        return fitted(text.len(), &mut counts);
     }
     // `text[whole..line]` is the line that did not fit whole.
     let whole = ends.get(k).copied().unwrap_or(0);
     let line = ends[k - 1];
-    let room = budget.saturating_sub(tokenizer.count(&text[..whole]));
+    let room = budget.saturating_sub(counts.to(whole));
     if room == 0 {
-        return &text[..whole];
+        return fitted(whole, &mut counts);
     }
     let piece = &text[whole..line];
     let ids = tokenizer.encode(piece);
     for keep in (1..=room.min(ids.len())).rev().take(TOKEN_TRIES) {
         let head = tokenizer.decode(&ids[..keep]);
-        if !head.is_empty() && piece.starts_with(&head) && fits(whole + head.len()) {
-            return &text[..whole + head.len()];
+        if !head.is_empty() && piece.starts_with(&head) && counts.to(whole + head.len()) <= budget {
+            return fitted(whole + head.len(), &mut counts);
         }
     }
     let bounds: Vec<usize> = piece
@@ -265,8 +331,85 @@ fn head_within<'t>(text: &'t str, budget: usize, tokenizer: &dyn Tokenizer) -> &
         .rev()
         .map(|(at, c)| whole + at + c.len_utf8())
         .collect();
-    let k = first_fitting(bounds.len(), |k| fits(bounds[k]));
-    &text[..bounds.get(k).copied().unwrap_or(whole)]
+    let k = first_fitting(bounds.len(), |k| counts.to(bounds[k]) <= budget);
+    fitted(bounds.get(k).copied().unwrap_or(whole), &mut counts)
+}
+
+/// Bytes per token the first guess of [`first_within`] assumes, about what code comes to in
+/// the vocabularies of code models.
+const GUESS_BYTES_PER_TOKEN: f64 = 3.5;
+/// Probes [`first_within`] places by guessing before it halves instead.
+const GUESSES: usize = 6;
+
+/// The first index in `0..n` whose candidate has at most `budget` tokens, `n` if none has, for
+/// candidates that shrink as the index grows: `bytes(i)` is candidate `i`'s length (cheap) and
+/// `tokens(i)` its count (costly, in proportion to the length). Each probe goes where the bytes
+/// per token of the one before put the budget, so the search lands beside the answer within a
+/// probe or two and a probe on the other side settles it; after [`GUESSES`] probes it halves
+/// (toward 0 it gallops while nothing is over the budget). Tokenizing is most of a prompt's
+/// cost, and this counts a few texts of about the budget's size where [`first_fitting`] counts
+/// a dozen. As there, every index returned was tested to fit and the one before it, if any,
+/// tested not to; so when counts grow with the candidate both return the same index.
+fn first_within(
+    n: usize,
+    budget: usize,
+    mut bytes: impl FnMut(usize) -> usize,
+    mut tokens: impl FnMut(usize) -> usize,
+) -> usize {
+    let Some(last) = n.checked_sub(1) else {
+        return 0;
+    };
+    // The smallest index tested to fit and the largest tested not to.
+    let mut fit: Option<usize> = None;
+    let mut over: Option<usize> = None;
+    let mut rate = GUESS_BYTES_PER_TOKEN;
+    let mut step = 1;
+    for probes in 0.. {
+        // The candidates still open: `low..=high`.
+        let low = over.map_or(0, |o| o + 1);
+        let high = match fit {
+            Some(0) => return 0,
+            Some(f) => f - 1,
+            None => last,
+        };
+        if low > high {
+            return fit.unwrap_or(n);
+        }
+        let probe = if probes < GUESSES {
+            let target = budget as f64 * rate;
+            // The first open candidate no longer than the target (`high` if none is).
+            let (mut lo, mut hi) = (low, high);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if bytes(mid) as f64 > target {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            lo
+        } else {
+            match (fit, over) {
+                // Does anything fit at all? The smallest candidate says.
+                (None, _) => high,
+                (Some(f), None) => {
+                    step *= 2;
+                    f.saturating_sub(step)
+                }
+                (Some(_), Some(_)) => low + (high - low) / 2,
+            }
+        };
+        let count = tokens(probe);
+        if count > 0 {
+            rate = bytes(probe) as f64 / count as f64;
+        }
+        if count <= budget {
+            fit = Some(probe);
+        } else {
+            over = Some(probe);
+        }
+    }
+    fit.unwrap_or(n)
 }
 
 /// The first index in `0..n` where `fits` holds, for a `fits` that fails up to some index and

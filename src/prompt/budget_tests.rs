@@ -2,7 +2,7 @@
 //! whose joined texts count more than their parts.
 
 use super::super::testing::CharTokenizer;
-use super::{Budget, PromptInput, build, first_fitting, head_within, tail_within};
+use super::{Budget, PromptInput, build, first_fitting, first_within, head_within, tail_within};
 use crate::bench::SplitMix64;
 use crate::lang::Language;
 use crate::prompt::Template;
@@ -24,6 +24,72 @@ fn first_fitting_finds_the_boundary() {
     }
 }
 
+/// Candidates that shrink as the index grows: `sizes[i]` tokens, `size * rate` bytes each.
+fn shrinking(rng: &mut SplitMix64, n: usize) -> Vec<usize> {
+    let mut sizes: Vec<usize> = (0..n).map(|_| 1 + rng.below(40)).collect();
+    for i in (0..n.saturating_sub(1)).rev() {
+        sizes[i] += sizes[i + 1];
+    }
+    sizes
+}
+
+#[test]
+fn first_within_finds_what_first_fitting_finds() {
+    let mut rng = SplitMix64(11);
+    for round in 0..2000 {
+        let n = rng.below(300);
+        let sizes = shrinking(&mut rng, n);
+        // Bytes per token vary by line, as in code, and by text.
+        let rates: Vec<usize> = (0..n).map(|_| 2 + rng.below(4 + round % 5)).collect();
+        let bytes: Vec<usize> = (0..n)
+            .map(|i| {
+                (i..n)
+                    .map(|j| (sizes[j] - sizes.get(j + 1).unwrap_or(&0)) * rates[j])
+                    .sum()
+            })
+            .collect();
+        let budget = rng.below(sizes.first().copied().unwrap_or(10) + 20);
+        let expected = first_fitting(n, |i| sizes[i] <= budget);
+        let mut probes = 0;
+        let got = first_within(
+            n,
+            budget,
+            |i| bytes[i],
+            |i| {
+                probes += 1;
+                sizes[i]
+            },
+        );
+        assert_eq!(got, expected, "n={n} budget={budget}");
+        let log = (usize::BITS - n.leading_zeros()) as usize;
+        assert!(probes <= 6 + 2 * log + 2, "{probes} probes for n={n}");
+    }
+}
+
+#[test]
+fn first_within_settles_in_a_few_probes_when_bytes_follow_tokens() {
+    let mut rng = SplitMix64(3);
+    let mut most = 0;
+    for _ in 0..500 {
+        let n = 50 + rng.below(2000);
+        let sizes = shrinking(&mut rng, n);
+        let budget = rng.below(sizes[0]);
+        let mut probes = 0;
+        let got = first_within(
+            n,
+            budget,
+            |i| sizes[i] * 7 / 2,
+            |i| {
+                probes += 1;
+                sizes[i]
+            },
+        );
+        assert_eq!(got, first_fitting(n, |i| sizes[i] <= budget));
+        most = most.max(probes);
+    }
+    assert!(most <= 4, "{most} probes");
+}
+
 #[test]
 fn cuts_keep_whole_lines_then_fill_at_token_boundaries() {
     let t = CharTokenizer::new(&[]);
@@ -40,16 +106,12 @@ fn cuts_keep_whole_lines_then_fill_at_token_boundaries() {
         ("a\r\nb", 2, "\nb", "a\r"),
     ];
     for (text, budget, tail, head) in rows {
-        assert_eq!(
-            tail_within(text, budget, &t),
-            tail,
-            "tail {text:?} {budget}"
-        );
-        assert_eq!(
-            head_within(text, budget, &t),
-            head,
-            "head {text:?} {budget}"
-        );
+        let fitted = tail_within(text, budget, &t);
+        assert_eq!(fitted.text, tail, "tail {text:?} {budget}");
+        assert_eq!(fitted.tokens, t.count(tail), "tail {text:?} {budget}");
+        let fitted = head_within(text, budget, &t);
+        assert_eq!(fitted.text, head, "head {text:?} {budget}");
+        assert_eq!(fitted.tokens, t.count(head), "head {text:?} {budget}");
     }
 }
 

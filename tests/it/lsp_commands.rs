@@ -8,7 +8,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::lsp::{Client, uri};
+use crate::lsp_client::{Client, uri};
 use crate::support::corpus_workspace;
 
 const MODEL: &str = "n_ctx = 1024\n[prompt]\nmax_new_tokens = 16\n";

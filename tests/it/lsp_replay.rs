@@ -9,7 +9,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::lsp::{Client, user_config};
+use crate::lsp_client::{Client, user_config};
 use crate::support::{bench_repos, shared_dir};
 
 /// Cases replayed both ways.

@@ -17,9 +17,13 @@ mod index_lifecycle;
 #[cfg(feature = "embedded")]
 mod lsp;
 #[cfg(feature = "embedded")]
+mod lsp_client;
+#[cfg(feature = "embedded")]
 mod lsp_commands;
 #[cfg(feature = "embedded")]
 mod lsp_replay;
+#[cfg(feature = "embedded")]
+mod lsp_robustness;
 mod metrics_conformance;
 mod model_fetch;
 mod nltk_tokens;
