@@ -15,6 +15,7 @@ mod convert;
 mod framing;
 mod indexing;
 mod lifecycle;
+mod memory;
 mod protocol;
 mod server;
 mod service;
