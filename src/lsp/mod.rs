@@ -19,6 +19,7 @@ mod framing;
 mod indexing;
 mod inspect;
 mod lifecycle;
+mod memory;
 mod protocol;
 mod replay;
 mod server;
