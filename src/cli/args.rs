@@ -16,6 +16,9 @@ pub struct Cli {
     /// Log level for stderr (error, warn, info, debug, trace); `CROSSFILE_LOG` overrides.
     #[arg(long, global = true, default_value = "warn")]
     pub log_level: String,
+    /// Append logs to this file instead of stderr (for editors that hide a server's stderr).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub log_file: Option<std::path::PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }

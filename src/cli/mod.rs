@@ -24,6 +24,7 @@ mod serve_cmd;
 use std::io::Write;
 use std::process::ExitCode;
 
+use anyhow::Context;
 use clap::Parser;
 
 pub use args::{Cli, Command};
@@ -31,7 +32,10 @@ pub use args::{Cli, Command};
 /// Parses the command line, runs it, prints any error with its causes.
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
-    init_logging(&cli.log_level);
+    if let Err(error) = init_logging(&cli.log_level, cli.log_file.as_deref()) {
+        let _ = writeln!(std::io::stderr().lock(), "error: {error}");
+        return ExitCode::FAILURE;
+    }
     let result = match &cli.command {
         Command::Index(args) => index_cmd::run(args),
         Command::Retrieve(args) => retrieve_cmd::run(args),
@@ -62,14 +66,28 @@ pub fn run() -> ExitCode {
     }
 }
 
-fn init_logging(level: &str) {
+/// Logs at `level` to stderr, or appended to `file` (without colour codes).
+fn init_logging(level: &str, file: Option<&std::path::Path>) -> anyhow::Result<()> {
     let filter = tracing_subscriber::EnvFilter::try_from_env("CROSSFILE_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("crossfile={level},warn")));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_writer(std::io::stderr)
-        .try_init();
+    let logs = tracing_subscriber::fmt().with_env_filter(filter);
+    let _ = match file {
+        Some(path) => {
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .with_context(|| format!("cannot open the log file {}", path.display()))?;
+            logs.with_ansi(false)
+                .with_writer(std::sync::Mutex::new(file))
+                .try_init()
+        }
+        None => logs
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .with_writer(std::io::stderr)
+            .try_init(),
+    };
+    Ok(())
 }
 
 fn is_broken_pipe(error: &anyhow::Error) -> bool {

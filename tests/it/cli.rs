@@ -136,3 +136,34 @@ fn text_output_lists_path_lines_and_score() {
     assert!(text.starts_with("1. b.py:1-"), "{text}");
     assert!(text.contains("    def helper_function():"), "{text}");
 }
+
+/// `--log-file` takes the logs stderr would get (a skipped file, at `info`), and a log file that
+/// cannot be opened is an error naming it.
+#[test]
+fn log_file_takes_the_logs_instead_of_stderr() {
+    let ws = Workspace::new("//- good.py\nx = 1\n");
+    std::fs::write(ws.root().join("bad.py"), [0xff, 0xfe, 0x00]).expect("write");
+    let log = ws.cache.path().join("crossfile.log");
+    let root = ws.root().to_str().expect("utf-8");
+    let log_arg = log.to_str().expect("utf-8");
+    let args = ["index", root, "--log-level", "info", "--log-file", log_arg];
+    let output = crossfile(&args, ws.cache.path());
+    assert!(output.status.success(), "{}", stderr(&output));
+    let logged = std::fs::read_to_string(&log).expect("the log file");
+    assert!(
+        logged.contains("skipped") && logged.contains("bad.py"),
+        "{logged}"
+    );
+    assert!(!logged.contains('\u{1b}'), "no colour codes: {logged:?}");
+    assert!(!stderr(&output).contains("skipped"), "{}", stderr(&output));
+
+    let missing = ws.cache.path().join("no-such-dir/crossfile.log");
+    let missing_arg = missing.to_str().expect("utf-8");
+    let output = crossfile(&["index", root, "--log-file", missing_arg], ws.cache.path());
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("cannot open the log file"),
+        "{}",
+        stderr(&output)
+    );
+}
