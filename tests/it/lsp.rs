@@ -3,27 +3,13 @@
 
 use serde_json::{Value, json};
 
-use crate::lsp_client::{Client, uri};
+use crate::lsp_client::{Client, FIXTURE, uri};
 use crate::support::Workspace;
 
 /// Client options: the index in the test's private cache.
 fn options(ws: &Workspace) -> Value {
     json!({"index": {"cache_dir": ws.cache.path().join("index-from-options")}})
 }
-
-const FIXTURE: &str = r#"
-//- geometry/shapes.py
-class Rectangle:
-    def __init__(self, width, height):
-        self.width = width
-        self.height = height
-
-
-def rectangle_area(rect):
-    return rect.width * rect.height
-//- app.py
-print("saved text")
-"#;
 
 #[test]
 fn serve_completes_an_unsaved_buffer() {

@@ -220,6 +220,18 @@ impl Client {
             .expect("VmRSS in /proc status")
     }
 
+    /// Runs `workspace/executeCommand` with one argument; its result (panics on an error).
+    pub fn execute(&mut self, command: &str, argument: Value) -> Value {
+        let answer = self.request(
+            "workspace/executeCommand",
+            json!({"command": command, "arguments": [argument]}),
+        );
+        answer
+            .get("result")
+            .cloned()
+            .unwrap_or_else(|| panic!("{command} failed: {answer}"))
+    }
+
     /// Kills the server (SIGKILL) and waits for it.
     pub fn kill(mut self) {
         self.child.kill().expect("kill");
@@ -268,3 +280,18 @@ pub fn user_config(extra: &str) -> String {
 pub fn uri(root: &Path, rel: &str) -> String {
     format!("file://{}", root.join(rel).display())
 }
+
+/// A two-file Python workspace: a module defining a class and a function, and a script.
+pub const FIXTURE: &str = r#"
+//- geometry/shapes.py
+class Rectangle:
+    def __init__(self, width, height):
+        self.width = width
+        self.height = height
+
+
+def rectangle_area(rect):
+    return rect.width * rect.height
+//- app.py
+print("saved text")
+"#;

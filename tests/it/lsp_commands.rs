@@ -13,17 +13,6 @@ use crate::support::corpus_workspace;
 
 const MODEL: &str = "n_ctx = 1024\n[prompt]\nmax_new_tokens = 16\n";
 
-fn execute(client: &mut Client, command: &str, argument: Value) -> Value {
-    let answer = client.request(
-        "workspace/executeCommand",
-        json!({"command": command, "arguments": [argument]}),
-    );
-    answer
-        .get("result")
-        .cloned()
-        .unwrap_or_else(|| panic!("{command} failed: {answer}"))
-}
-
 fn open(client: &mut Client, root: &Path, rel: &str, text: &str) {
     client.notify(
         "textDocument/didOpen",
@@ -43,7 +32,7 @@ fn context_paths(client: &mut Client, root: &Path, rel: &str, text: &str) -> Vec
                "position": {"line": line, "character": character}}),
     );
     assert!(answer.get("result").is_some(), "{answer}");
-    let context = execute(client, "crossfile.context", json!({"uri": uri(root, rel)}));
+    let context = client.execute("crossfile.context", json!({"uri": uri(root, rel)}));
     assert_eq!(
         context["position"],
         json!({"line": line, "character": character})
@@ -107,11 +96,7 @@ fn live_edits_and_deletions_change_what_completions_retrieve() {
     // No completion yet in this document: no context.
     let demo = "src/click/demo_app.py";
     assert_eq!(
-        execute(
-            &mut client,
-            "crossfile.context",
-            json!({"uri": uri(&root, demo)})
-        ),
+        client.execute("crossfile.context", json!({"uri": uri(&root, demo)})),
         Value::Null
     );
 
@@ -157,8 +142,7 @@ fn live_edits_and_deletions_change_what_completions_retrieve() {
 
     // Three retrievers at one cursor, side by side.
     let position = json!({"line": 2, "character": 33});
-    let compared = execute(
-        &mut client,
+    let compared = client.execute(
         "crossfile.compare",
         json!({"uri": uri(&root, demo), "position": position,
                "retrievers": ["bm25", "jaccard", "none"]}),

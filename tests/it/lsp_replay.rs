@@ -18,17 +18,6 @@ const CASES: usize = 20;
 /// Model settings both sides use: a short context and suggestion keep the test quick.
 const MODEL: &str = "n_ctx = 1024\n[prompt]\nmax_new_tokens = 16\n";
 
-fn execute(client: &mut Client, command: &str, argument: Value) -> Value {
-    let answer = client.request(
-        "workspace/executeCommand",
-        json!({"command": command, "arguments": [argument]}),
-    );
-    answer
-        .get("result")
-        .cloned()
-        .unwrap_or_else(|| panic!("{command} failed: {answer}"))
-}
-
 /// Every record of a `bench run` file, by case id.
 fn run_records(path: &Path) -> BTreeMap<String, Value> {
     let text = std::fs::read_to_string(path).expect("run file");
@@ -114,8 +103,7 @@ fn replay_through_the_server_scores_exactly_as_bench_run() {
     client.notify("initialized", json!({}));
     let mut raw_scored = 0;
     for i in 0..CASES {
-        let opened = execute(
-            &mut client,
+        let opened = client.execute(
             "crossfile.replayCase",
             json!({"cases": cases, "repos": repos, "format": "cceval", "case": i}),
         );
@@ -149,8 +137,7 @@ fn replay_through_the_server_scores_exactly_as_bench_run() {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
-        let scored = execute(
-            &mut client,
+        let scored = client.execute(
             "crossfile.score",
             json!({"caseId": id, "suggestion": suggestion}),
         );
@@ -161,7 +148,7 @@ fn replay_through_the_server_scores_exactly_as_bench_run() {
             raw_scored += 1;
         }
         // The same prompt, byte for byte, and the same model output.
-        let context = execute(&mut client, "crossfile.context", json!({"uri": uri}));
+        let context = client.execute("crossfile.context", json!({"uri": uri}));
         assert_eq!(context["prompt"], record["prompt"], "case {id}");
         assert_eq!(
             context["rawSuggestion"], record["raw_suggestion"],
@@ -176,14 +163,13 @@ fn replay_through_the_server_scores_exactly_as_bench_run() {
     assert_eq!(raw_scored, CASES, "every suggestion was the server's own");
 
     // Walking the file: next, previous, and an error past the first case.
-    let first = execute(
-        &mut client,
+    let first = client.execute(
         "crossfile.replayCase",
         json!({"cases": cases, "repos": repos, "case": 0}),
     );
-    let second = execute(&mut client, "crossfile.nextCase", Value::Null);
+    let second = client.execute("crossfile.nextCase", Value::Null);
     assert_eq!(second.pointer("/case/index"), Some(&json!(1)));
-    let back = execute(&mut client, "crossfile.previousCase", Value::Null);
+    let back = client.execute("crossfile.previousCase", Value::Null);
     assert_eq!(back["case"], first["case"]);
     assert_eq!(back["text"], first["text"]);
     let answer = client.request(
@@ -215,8 +201,7 @@ fn replay_through_the_server_scores_exactly_as_bench_run() {
     // A RepoEval function-level case (its format told from the file): the body is hidden, and
     // the reference itself, given as the suggestion, scores em 1 and es 1.
     let repoeval = shared_dir().join("bench/repoeval/function-dev.jsonl");
-    let opened = execute(
-        &mut client,
+    let opened = client.execute(
         "crossfile.replayCase",
         json!({"cases": repoeval, "repos": repos, "case": 0}),
     );
@@ -240,15 +225,13 @@ fn replay_through_the_server_scores_exactly_as_bench_run() {
         .expect("reference");
     let text = opened["text"].as_str().expect("text");
     assert!(!text.contains(reference.trim()), "the body is hidden");
-    let scored = execute(
-        &mut client,
+    let scored = client.execute(
         "crossfile.score",
         json!({"caseId": id, "suggestion": reference}),
     );
     assert_eq!(scored["scored"], json!("given"));
     assert_eq!(scored["metrics"], json!({"em": 1.0, "es": 1.0}), "{scored}");
-    let scored = execute(
-        &mut client,
+    let scored = client.execute(
         "crossfile.score",
         json!({"caseId": id, "suggestion": "pass\n"}),
     );
@@ -299,7 +282,7 @@ fn in_place_replay_always_puts_the_file_back() {
     );
     client.notify("initialized", json!({}));
     let replay = json!({"cases": cases, "repos": repos, "case": 0, "inPlace": true});
-    let first = execute(&mut client, "crossfile.replayCase", replay.clone());
+    let first = client.execute("crossfile.replayCase", replay.clone());
     let file = url_path(first["uri"].as_str().expect("uri"));
     assert!(
         file.starts_with(repos.canonicalize().expect("repos")),
@@ -309,7 +292,7 @@ fn in_place_replay_always_puts_the_file_back() {
         std::fs::read_to_string(&file).ok().as_deref(),
         first["text"].as_str()
     );
-    let second = execute(&mut client, "crossfile.nextCase", Value::Null);
+    let second = client.execute("crossfile.nextCase", Value::Null);
     let second_file = url_path(second["uri"].as_str().expect("uri"));
     assert_ne!(file, second_file, "the two cases are in two files");
     let rel = file
@@ -333,7 +316,7 @@ fn in_place_replay_always_puts_the_file_back() {
         json!({"processId": null, "rootUri": null, "workspaceFolders": [], "capabilities": {}}),
     );
     client.notify("initialized", json!({}));
-    execute(&mut client, "crossfile.replayCase", replay);
+    client.execute("crossfile.replayCase", replay);
     client.kill();
     assert!(
         before != tree_digest(&repos),

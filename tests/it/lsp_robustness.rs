@@ -7,23 +7,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::lsp_client::{Client, uri};
+use crate::lsp_client::{Client, FIXTURE, uri};
 use crate::servers::{Reply, Stub};
 use crate::support::Workspace;
-
-const FIXTURE: &str = r#"
-//- geometry/shapes.py
-class Rectangle:
-    def __init__(self, width, height):
-        self.width = width
-        self.height = height
-
-
-def rectangle_area(rect):
-    return rect.width * rect.height
-//- app.py
-print("saved text")
-"#;
 
 /// The unsaved buffer of `app.py`: six lines where the disk has one.
 const BUFFER: &str = "from geometry.shapes import Rectangle, rectangle_area\n\nbox = Rectangle(3, 4)\nsize = rectangle_area(box)\nprint(size)\narea = rectangle_";
