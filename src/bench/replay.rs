@@ -2,7 +2,6 @@
 //! its cursor — the one preparation `bench run` and the language server's replay share, so the
 //! two give the same prompt, the same suggestion and the same scores.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use super::BenchError;
@@ -27,16 +26,15 @@ pub struct LaidOut {
     pub col: u32,
 }
 
-/// Lays `case` out in `index` (the index of its repository, or of a copy of it): the case's file
-/// goes in as the case shows it, the snapshot is taken, and the file is read back from disk
-/// (also on an error), so the index is left as the disk is.
+/// Lays `case`, seen as `view` ([`CaseView::new`]), out in `index` (the index of its repository,
+/// or of a copy of it): the case's file goes in as the case shows it, the snapshot is taken, and
+/// the file is read back from disk (also on an error), so the index is left as the disk is.
 pub fn lay_out(
     case: &Case,
-    repos: &Path,
+    view: CaseView,
     index: &Index,
     uses_right: bool,
 ) -> Result<LaidOut, BenchError> {
-    let view = CaseView::new(case, repos)?;
     index.update_text(&view.path, &view.indexed_text(uses_right))?;
     let snapshot = index.snapshot();
     let query = view.query(case);

@@ -26,6 +26,7 @@ use super::record::{ChunkRef, PromptTokenCounts, RUN_FORMAT, RunError, RunRecord
 use super::replay::{LaidOut, completer_for, lay_out};
 use super::run_writer::RunFile;
 use super::score::score;
+use super::view::CaseView;
 use crate::complete::{CompleteError, Completer, Completion};
 use crate::config::{IndexSettings, RetrieveSettings};
 use crate::index::{Index, Progress, Snapshot};
@@ -126,7 +127,10 @@ pub fn run(
                     id: case.id.clone(),
                     message: message.clone(),
                 })
-                .and_then(|index| lay_out(case, &plan.repos, index, uses_right));
+                .and_then(|index| {
+                    let view = CaseView::new(case, &plan.repos)?;
+                    lay_out(case, view, index, uses_right)
+                });
             let LaidOut {
                 query,
                 snapshot,

@@ -20,7 +20,7 @@ use crate::bench::replay::completer_for;
 use crate::complete::{CompleteError, Completer, Completion};
 use crate::config::Settings;
 use crate::index::Snapshot;
-use crate::retrieve::{self, Query, RetrieverSpec};
+use crate::retrieve::{Query, RetrieverSpec};
 use crate::workspace;
 
 /// Why a completion did not finish.
@@ -31,6 +31,7 @@ pub enum Failure {
 
 /// A cursor made ready to complete.
 pub struct Cursor {
+    pub folder: Arc<Folder>,
     pub settings: Arc<Settings>,
     pub snapshot: Arc<Snapshot>,
     pub query: Query,
@@ -61,6 +62,7 @@ pub async fn prepare(
         && buffer.as_deref().is_none_or(|b| b == case.text)
     {
         return Ok(Cursor {
+            folder: folder.clone(),
             settings,
             snapshot: case.laid_out.snapshot.clone(),
             query: case.laid_out.query.clone(),
@@ -86,6 +88,7 @@ pub async fn prepare(
     let cursor = cursor_in(&text, position);
     let query = Query::new(rel, &text, cursor).map_err(|e| Failure::Engine(e.to_string()))?;
     Ok(Cursor {
+        folder: folder.clone(),
         settings,
         snapshot: index.snapshot(),
         query,
@@ -103,8 +106,10 @@ pub async fn complete(
     let started = Instant::now();
     let settings = &cursor.settings;
     let spec = retriever.unwrap_or(&settings.retrieve.retriever).clone();
-    let built =
-        retrieve::build(&spec, &settings.retrieve).map_err(|e| Failure::Engine(e.to_string()))?;
+    let retriever = cursor
+        .folder
+        .retriever(&spec, settings)
+        .map_err(|e| Failure::Engine(e.to_string()))?;
     let mut completer = Completer::new(settings, engine.backend.clone(), engine.tokenizer.clone());
     if let Some(case) = &cursor.case {
         completer = completer_for(&completer, &case.case, None);
@@ -113,7 +118,7 @@ pub async fn complete(
         .complete(
             cursor.snapshot.clone(),
             cursor.query.clone(),
-            Arc::from(built),
+            retriever,
             settings.retrieve.top_k,
             cancel,
         )

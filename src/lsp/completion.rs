@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 use super::at_cursor::{self, Failure};
 use super::protocol::{InlineCompletionItem, InlineCompletionList, InlineCompletionParams};
 use super::state::{Folder, LastCompletion, State};
+use crate::complete::Timings;
 
 /// A suggestion and how it was made.
 struct Suggestion {
@@ -118,7 +119,7 @@ async fn suggest(
     let outcome = task.await;
     cancel_on_drop.disarm();
     state.end_request(uri, &request);
-    let (text, retriever) = match outcome {
+    let (text, retriever, t) = match outcome {
         Ok(Ok(done)) => done,
         Ok(Err(Failure::Cancelled)) => return Err(jsonrpc::Error::request_cancelled()),
         Ok(Err(Failure::Engine(message))) => {
@@ -131,7 +132,10 @@ async fn suggest(
         }
     };
     let latency_ms = started.elapsed().as_secs_f64() * 1e3;
-    tracing::info!(%uri, retriever, latency_ms, "completion");
+    tracing::info!(
+        %uri, retriever, latency_ms, retrieve_ms = t.retrieve_ms, prompt_ms = t.prompt_ms,
+        generate_ms = t.generate_ms, "completion"
+    );
     Ok(Some(Suggestion {
         text,
         retriever,
@@ -149,7 +153,7 @@ async fn complete_at(
     buffer: Option<String>,
     position: Position,
     cancel: CancellationToken,
-) -> Result<(String, String), Failure> {
+) -> Result<(String, String, Timings), Failure> {
     // The debounce: a newer request for this document within it cancels this one. None is no
     // timer at all: tokio's timer counts whole milliseconds, so even a zero sleep waits for the
     // next tick (1.4 ms at the median, measured with `bench lsp`).
@@ -172,11 +176,7 @@ async fn complete_at(
     let limit = cursor.settings.lsp.max_suggestion_chars;
     let text = at_most_chars(done.completion.suggestion.clone(), limit);
     let retriever = done.retriever.to_string();
-    let t = &done.completion.timings;
-    tracing::info!(
-        %uri, retriever, retrieve_ms = t.retrieve_ms, prompt_ms = t.prompt_ms,
-        generate_ms = t.generate_ms, "completion stages"
-    );
+    let timings = done.completion.timings;
     state.remember(
         uri,
         LastCompletion {
@@ -186,7 +186,7 @@ async fn complete_at(
             done,
         },
     );
-    Ok((text, retriever))
+    Ok((text, retriever, timings))
 }
 
 /// `text` cut to its first `limit` characters.

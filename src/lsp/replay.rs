@@ -239,14 +239,15 @@ async fn open(state: &Arc<State>, s: &mut Session, at: usize) -> Result<Value, S
     let repos = s.repos.clone();
     let for_copy = case.clone();
     let in_place = s.in_place;
-    let placed = tokio::task::spawn_blocking(move || {
+    let (view, placed) = tokio::task::spawn_blocking(move || {
         let view = CaseView::new(&for_copy, &repos)?;
-        if in_place {
-            sandbox.place_in_place(&for_copy, &view)
+        let placed = if in_place {
+            sandbox.place_in_place(&for_copy, &view)?
         } else {
             sandbox.restore_in_place()?;
-            sandbox.place(&for_copy, &view)
-        }
+            sandbox.place(&for_copy, &view)?
+        };
+        Ok::<_, crate::bench::BenchError>((view, placed))
     })
     .await
     .map_err(|e| e.to_string())?
@@ -274,9 +275,9 @@ async fn open(state: &Arc<State>, s: &mut Session, at: usize) -> Result<Value, S
             index
         }
     };
-    let (for_layout, repos) = (case.clone(), s.repos.clone());
+    let for_layout = case.clone();
     let laid_out =
-        tokio::task::spawn_blocking(move || lay_out(&for_layout, &repos, &index, uses_right))
+        tokio::task::spawn_blocking(move || lay_out(&for_layout, view, &index, uses_right))
             .await
             .map_err(|e| e.to_string())?
             .map_err(|e| e.to_string())?;

@@ -18,6 +18,7 @@ use super::replay::Replay;
 use crate::backend::Backend;
 use crate::config::{Options, Settings};
 use crate::index::Index;
+use crate::retrieve::{self, RetrieveError, Retriever, RetrieverSpec};
 use crate::tokenize::Tokenizer;
 use crate::workspace::{self, Documents};
 
@@ -70,6 +71,9 @@ pub struct InFlight {
     pub token: CancellationToken,
 }
 
+/// A retriever and the settings it was built from.
+type BuiltRetriever = (Arc<Settings>, Arc<dyn Retriever>);
+
 /// Where a folder's index stands.
 pub enum IndexState {
     Building,
@@ -84,6 +88,10 @@ pub struct Folder {
     pub root: PathBuf,
     pub name: String,
     settings: RwLock<Arc<Settings>>,
+    /// Retrievers built from the settings, by spec, each with the settings it was built from: a
+    /// completion reuses one (a `dense` retriever keeps its HTTP client and vector cache) until
+    /// the settings change.
+    retrievers: Mutex<HashMap<String, BuiltRetriever>>,
     /// Open buffers, by path relative to the root.
     pub documents: Documents,
     index: watch::Sender<IndexState>,
@@ -248,6 +256,7 @@ impl Folder {
             root,
             name,
             settings: RwLock::new(Arc::new(settings)),
+            retrievers: Mutex::new(HashMap::new()),
             documents: Documents::default(),
             index,
             dirty,
@@ -268,6 +277,25 @@ impl Folder {
 
     pub fn set_settings(&self, settings: Settings) {
         *self.settings.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(settings);
+    }
+
+    /// The retriever `spec` names, built from `settings` (this folder's, as a completion read
+    /// them) once and reused while they are the folder's.
+    pub fn retriever(
+        &self,
+        spec: &RetrieverSpec,
+        settings: &Arc<Settings>,
+    ) -> Result<Arc<dyn Retriever>, RetrieveError> {
+        let key = spec.to_string();
+        let mut built = self.retrievers.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((from, retriever)) = built.get(&key)
+            && Arc::ptr_eq(from, settings)
+        {
+            return Ok(retriever.clone());
+        }
+        let retriever: Arc<dyn Retriever> = Arc::from(retrieve::build(spec, &settings.retrieve)?);
+        built.insert(key, (settings.clone(), retriever.clone()));
+        Ok(retriever)
     }
 
     /// Waits until the index is built; the reason when building it failed.
@@ -401,4 +429,35 @@ fn canonical_or_lexical(path: &Path) -> PathBuf {
         }
     }
     path.to_path_buf()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folders_retriever_is_built_once_per_settings() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        let _entered = runtime.enter();
+        let folder = Folder::new(PathBuf::from("/w"), "w".into(), Settings::default());
+        let spec = RetrieverSpec::Bm25;
+        let settings = folder.settings();
+        let first = folder.retriever(&spec, &settings).expect("bm25");
+        let again = folder.retriever(&spec, &settings).expect("bm25");
+        assert!(
+            Arc::ptr_eq(&first, &again),
+            "reused while the settings stay"
+        );
+        folder.set_settings(Settings::default());
+        let changed = folder.retriever(&spec, &folder.settings()).expect("bm25");
+        assert!(
+            !Arc::ptr_eq(&first, &changed),
+            "built again for new settings"
+        );
+        let other = folder.retriever(&RetrieverSpec::Jaccard, &folder.settings());
+        assert!(other.is_ok_and(|r| !Arc::ptr_eq(&r, &changed)));
+    }
 }
