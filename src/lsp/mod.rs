@@ -41,6 +41,8 @@ const CONCURRENCY: usize = 32;
 /// The buffer of the pipe between the checked input and tower-lsp.
 const PIPE_BYTES: usize = 256 * 1024;
 
+pub use memory::limit_arenas;
+
 /// How a session ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ending {

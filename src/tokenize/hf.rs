@@ -17,11 +17,15 @@ use tokenizers::pre_tokenizers::split::{Split, SplitPattern};
 use tokenizers::{AddedToken, SplitDelimiterBehavior};
 
 use super::gguf::{GgufMetadata, GgufValue, read_metadata};
+use super::pieces::{PieceCounter, Splitting};
 use super::{TokenizeError, Tokenizer};
 
 /// A `tokenizers` tokenizer equal to llama.cpp's for the same GGUF.
 pub struct GgufTokenizer {
     inner: tokenizers::Tokenizer,
+    /// Counts tokens without encoding, for a tokenizer built from a GGUF (whose pipeline is
+    /// known); `None` for a tokenizer.json.
+    counter: Option<PieceCounter>,
 }
 
 /// The `tokenizer.ggml.pre` names [`GgufTokenizer::from_gguf`] supports.
@@ -39,6 +43,10 @@ pub const SUPPORTED_PRE: &[&str] = &[
     "qwen2",
     "deepseek-coder",
 ];
+
+/// GPT-2's pre-tokenizer expression, as `tokenizers` writes it (its `ByteLevel` splitting).
+const GPT2_BYTE_LEVEL: &str =
+    r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
 
 /// GPT-2's pre-tokenizer expression, as llama.cpp writes it.
 const GPT2: &str = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)";
@@ -81,7 +89,10 @@ impl GgufTokenizer {
             path: path.into(),
             message: e.to_string(),
         })?;
-        Ok(GgufTokenizer { inner })
+        Ok(GgufTokenizer {
+            inner,
+            counter: None,
+        })
     }
 }
 
@@ -91,6 +102,13 @@ impl Tokenizer for GgufTokenizer {
             .encode(text, false)
             .map(|e| e.get_ids().to_vec())
             .unwrap_or_default()
+    }
+
+    fn count(&self, text: &str) -> usize {
+        self.counter
+            .as_ref()
+            .and_then(|counter| counter.count(self.inner.get_model(), text))
+            .unwrap_or_else(|| self.encode(text).len())
     }
 
     fn decode(&self, ids: &[u32]) -> String {
@@ -117,11 +135,10 @@ fn build(path: &Path, meta: &GgufMetadata) -> Result<GgufTokenizer, TokenizeErro
             .as_str()
             .ok_or_else(|| wrong_type(path, "tokenizer.ggml.pre", "a string"))?,
     };
-    let (pre_tokenizer, ignore_merges) =
-        pre_tokenizer(pre).ok_or_else(|| TokenizeError::Unsupported {
-            path: path.into(),
-            what: format!("tokenizer.ggml.pre = {pre}"),
-        })?;
+    let (splitting, ignore_merges) = splitting(pre).ok_or_else(|| TokenizeError::Unsupported {
+        path: path.into(),
+        what: format!("tokenizer.ggml.pre = {pre}"),
+    })?;
     let build_error = |message: String| TokenizeError::Build {
         path: path.into(),
         message,
@@ -160,13 +177,18 @@ fn build(path: &Path, meta: &GgufMetadata) -> Result<GgufTokenizer, TokenizeErro
         .map_err(|e| build_error(format!("BPE: {e}")))?;
 
     let mut inner = tokenizers::Tokenizer::new(bpe);
-    inner.with_pre_tokenizer(Some(pre_tokenizer));
+    inner.with_pre_tokenizer(Some(pre_tokenizer(&splitting).map_err(build_error)?));
     inner.with_decoder(Some(ByteLevelDecoder::default()));
     let specials = special_tokens(path, meta, tokens)?;
+    let counter = PieceCounter::new(&splitting, specials.iter().map(|t| t.content.as_str()))
+        .map_err(build_error)?;
     inner
         .add_special_tokens(specials)
         .map_err(|e| build_error(format!("special tokens: {e}")))?;
-    Ok(GgufTokenizer { inner })
+    Ok(GgufTokenizer {
+        inner,
+        counter: Some(counter),
+    })
 }
 
 /// The tokens llama.cpp matches whole before splitting text (unknown, control and
@@ -197,46 +219,54 @@ fn special_tokens(
         .collect())
 }
 
-/// The pre-tokenizer llama.cpp uses for `tokenizer.ggml.pre = name`, and whether its BPE
-/// takes a whole word found in the vocabulary before merging (`ignore_merges`).
-fn pre_tokenizer(name: &str) -> Option<(PreTokenizerWrapper, bool)> {
-    // Splits by `expressions` in turn, then maps bytes to GPT-2's byte-level alphabet.
-    let splits = |expressions: &[&str]| -> Option<PreTokenizerWrapper> {
-        let mut steps = Vec::with_capacity(expressions.len() + 1);
-        for expression in expressions {
-            let split = Split::new(
-                SplitPattern::Regex((*expression).to_string()),
-                SplitDelimiterBehavior::Isolated,
-                false,
-            )
-            .ok()?;
-            steps.push(PreTokenizerWrapper::Split(split));
-        }
-        steps.push(PreTokenizerWrapper::ByteLevel(ByteLevel::new(
-            false, true, false,
-        )));
-        Some(PreTokenizerWrapper::Sequence(Sequence::new(steps)))
+/// How llama.cpp splits text for `tokenizer.ggml.pre = name`, and whether its BPE takes a
+/// whole word found in the vocabulary before merging (`ignore_merges`).
+fn splitting(name: &str) -> Option<(Splitting, bool)> {
+    let split = |digits: bool, expressions: &[&'static str]| Splitting {
+        digits,
+        expressions: expressions.to_vec(),
     };
-    let gpt2 = || PreTokenizerWrapper::ByteLevel(ByteLevel::new(false, true, true));
     Some(match name {
-        "gpt-2" => (gpt2(), false),
+        "gpt-2" => (split(false, &[GPT2_BYTE_LEVEL]), false),
         // Digits one by one, then GPT-2's expression (SmolLM, StarCoder, Refact, ...).
-        "smollm" | "starcoder" | "refact" | "command-r" | "codeshell" => (
-            PreTokenizerWrapper::Sequence(Sequence::new(vec![
-                PreTokenizerWrapper::Digits(Digits::new(true)),
-                gpt2(),
-            ])),
-            false,
-        ),
-        "llama-bpe" | "llama3" | "llama-v3" => (splits(&[LLAMA3])?, true),
-        "qwen2" => (splits(&[QWEN2])?, false),
-        "deepseek-coder" => (splits(DEEPSEEK_CODER)?, false),
+        "smollm" | "starcoder" | "refact" | "command-r" | "codeshell" => {
+            (split(true, &[GPT2_BYTE_LEVEL]), false)
+        }
+        "llama-bpe" | "llama3" | "llama-v3" => (split(false, &[LLAMA3]), true),
+        "qwen2" => (split(false, &[QWEN2]), false),
+        "deepseek-coder" => (split(false, DEEPSEEK_CODER), false),
         "default" => (
-            splits(&[r"[\p{P}\$\+<=>\^~\|]+", GPT2, r"\p{N}+", "[0-9][0-9][0-9]"])?,
+            split(
+                false,
+                &[r"[\p{P}\$\+<=>\^~\|]+", GPT2, r"\p{N}+", "[0-9][0-9][0-9]"],
+            ),
             false,
         ),
         _ => return None,
     })
+}
+
+/// The `tokenizers` pre-tokenizer that splits as `splitting` says: digits one by one, each
+/// expression in turn (each match and each gap kept as its own piece), then bytes mapped to
+/// GPT-2's byte-level alphabet.
+fn pre_tokenizer(splitting: &Splitting) -> Result<PreTokenizerWrapper, String> {
+    let mut steps = Vec::with_capacity(splitting.expressions.len() + 2);
+    if splitting.digits {
+        steps.push(PreTokenizerWrapper::Digits(Digits::new(true)));
+    }
+    for expression in &splitting.expressions {
+        let split = Split::new(
+            SplitPattern::Regex((*expression).to_string()),
+            SplitDelimiterBehavior::Isolated,
+            false,
+        )
+        .map_err(|e| format!("expression {expression:?}: {e}"))?;
+        steps.push(PreTokenizerWrapper::Split(split));
+    }
+    steps.push(PreTokenizerWrapper::ByteLevel(ByteLevel::new(
+        false, true, false,
+    )));
+    Ok(PreTokenizerWrapper::Sequence(Sequence::new(steps)))
 }
 
 fn string<'m>(path: &Path, meta: &'m GgufMetadata, key: &str) -> Result<&'m str, TokenizeError> {

@@ -6,6 +6,7 @@
 
 mod gguf;
 mod hf;
+mod pieces;
 
 use std::path::PathBuf;
 

@@ -68,7 +68,9 @@ fn code_samples(per_language: usize) -> Vec<String> {
     samples
 }
 
-/// Compares the two tokenizers on every sample; returns how many were compared.
+/// Compares the two tokenizers on every sample; returns how many were compared. Our `count`
+/// (which does not encode) must equal the number of llama.cpp's ids, on each sample and on
+/// pieces of it cut anywhere, as the prompt budget cuts them.
 fn compare(
     reference: &dyn Tokenizer,
     ours: &dyn Tokenizer,
@@ -79,6 +81,15 @@ fn compare(
     for sample in samples {
         let expected = reference.encode(sample);
         let got = ours.encode(sample);
+        for piece in std::iter::once(sample.as_str()).chain(cuts(sample)) {
+            let (counted, wanted) = (ours.count(piece), reference.encode(piece).len());
+            if counted != wanted {
+                differences.push(format!(
+                    "{what}: count of {:?}…: {counted}, llama.cpp's ids: {wanted}",
+                    piece.chars().take(40).collect::<String>()
+                ));
+            }
+        }
         if expected != got {
             let at = expected
                 .iter()
@@ -103,6 +114,19 @@ fn compare(
         differences.join("\n")
     );
     samples.len()
+}
+
+/// Suffixes and prefixes of `text` cut at seven places spread over it (at character
+/// boundaries, mostly inside a line), and the text between the first and last cut.
+fn cuts(text: &str) -> Vec<&str> {
+    let bounds: Vec<usize> = text.char_indices().map(|(at, _)| at).collect();
+    if bounds.len() < 8 {
+        return Vec::new();
+    }
+    let at: Vec<usize> = (1..8).map(|k| bounds[k * bounds.len() / 8]).collect();
+    let mut pieces: Vec<&str> = at.iter().flat_map(|&a| [&text[a..], &text[..a]]).collect();
+    pieces.push(&text[at[0]..at[6]]);
+    pieces
 }
 
 #[test]
