@@ -124,7 +124,7 @@ pub async fn complete(
             cancel,
         )
         .await;
-    if BackendKind::from_name(engine.backend.name()) == Some(BackendKind::Embedded) {
+    if engine.backend.name() == BackendKind::Embedded.name() {
         // The in-process model allocates its context for each completion and frees it after;
         // without this the server's memory grew by 1.4 MB a completion (see `memory`).
         tokio::task::spawn_blocking(memory::release_free_heap);
