@@ -7,8 +7,8 @@
 //! thread: with the default model on 2 cores, 254.8 MB after 21 completions; 235.8 MB with four
 //! arenas and 236.3 MB with two (`MALLOC_ARENA_MAX`, measured with `crossfile bench lsp
 //! --embedded --requests 20`). Fewer arenas cost parallel work lock waits: cold indexing of
-//! django took 2.7–3.05 s with the default, 3.1 s with four, 3.6–4.2 s with two (three runs
-//! each, interleaved). [`limit_arenas`] sets two arenas per core before the runtime starts its
+//! django took 2.7–3.2 s with the default, 3.1–3.15 s with four, 3.6–4.2 s with two
+//! (interleaved runs). [`limit_arenas`] sets two arenas per core before the runtime starts its
 //! threads.
 //!
 //! Building or opening an index and loading a model allocate and free far more than the server

@@ -31,9 +31,8 @@ pub struct Splitting {
     pub expressions: Vec<&'static str>,
 }
 
-/// Counts are kept for at most this many distinct pieces; past it the table starts again.
-/// Code has far fewer distinct pieces than this per workspace (django's 2,816 files: about
-/// 60,000), and a piece is a few bytes.
+/// Counts are kept for at most this many distinct pieces; past it the table starts again, so it
+/// stays a few megabytes (a piece is mostly a word or a run of spaces or punctuation).
 const MAX_KNOWN: usize = 1 << 17;
 
 /// A token counter for a byte-level BPE vocabulary, equal to counting `encode`'s ids.

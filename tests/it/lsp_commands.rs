@@ -4,12 +4,11 @@
 //! `crossfile.compare` runs several retrievers at one cursor.
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::{Value, json};
 
 use crate::lsp_client::{Client, uri};
-use crate::support::corpus_workspace;
+use crate::support::{copy_tree, corpus_workspace};
 
 const MODEL: &str = "n_ctx = 1024\n[prompt]\nmax_new_tokens = 16\n";
 
@@ -53,13 +52,7 @@ fn live_edits_and_deletions_change_what_completions_retrieve() {
     let cache = tempfile::tempdir().expect("tempdir");
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path().join("click");
-    let copied = Command::new("cp")
-        .arg("-r")
-        .arg(corpus_workspace("click"))
-        .arg(&root)
-        .status()
-        .expect("cp");
-    assert!(copied.success());
+    copy_tree(&corpus_workspace("click"), &root);
     std::fs::write(
         root.join("src/click/gadgets.py"),
         "def assemble_gadget_registry(names):\n    return {n: len(n) for n in names}\n",

@@ -10,7 +10,7 @@ use std::process::Command;
 use serde_json::{Value, json};
 
 use crate::lsp_client::{Client, user_config};
-use crate::support::{bench_repos, shared_dir};
+use crate::support::{bench_repos, copy_tree, shared_dir};
 
 /// Cases replayed both ways.
 const CASES: usize = 20;
@@ -257,13 +257,7 @@ fn in_place_replay_always_puts_the_file_back() {
     let cache = tempfile::tempdir().expect("tempdir");
     let dir = tempfile::tempdir().expect("tempdir");
     let repos = dir.path().join("repos");
-    let copied = Command::new("cp")
-        .arg("-r")
-        .arg(bench_repos())
-        .arg(&repos)
-        .status()
-        .expect("cp");
-    assert!(copied.success());
+    copy_tree(&bench_repos(), &repos);
     let all = std::fs::read_to_string(shared_dir().join("bench/cceval/python-dev.jsonl"))
         .expect("DEV cases");
     let cases = cache.path().join("cases.jsonl");

@@ -213,6 +213,23 @@ pub fn bench_repos() -> PathBuf {
     dir
 }
 
+/// Copies the directory tree `from` to `to` (which must not exist yet), for tests that change
+/// a real workspace.
+pub fn copy_tree(from: &Path, to: &Path) {
+    let copied = Command::new("cp")
+        .arg("-r")
+        .arg(from)
+        .arg(to)
+        .status()
+        .expect("run cp");
+    assert!(
+        copied.success(),
+        "cp -r {} {}",
+        from.display(),
+        to.display()
+    );
+}
+
 /// `../shared` beside the project root.
 pub fn shared_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
