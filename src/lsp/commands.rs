@@ -10,7 +10,7 @@ use tower_lsp::lsp_types::ExecuteCommandParams;
 
 use super::completion::internal;
 use super::state::State;
-use super::{inspect, replay};
+use super::{cases, inspect, replay, score};
 
 pub const REPLAY_CASE: &str = "crossfile.replayCase";
 pub const NEXT_CASE: &str = "crossfile.nextCase";
@@ -18,15 +18,17 @@ pub const PREVIOUS_CASE: &str = "crossfile.previousCase";
 pub const SCORE: &str = "crossfile.score";
 pub const COMPARE: &str = "crossfile.compare";
 pub const CONTEXT: &str = "crossfile.context";
+pub const LIST_CASES: &str = "crossfile.listCases";
 
 /// Every command, as announced in `executeCommandProvider`.
-pub const ALL: [&str; 6] = [
+pub const ALL: [&str; 7] = [
     REPLAY_CASE,
     NEXT_CASE,
     PREVIOUS_CASE,
     SCORE,
     COMPARE,
     CONTEXT,
+    LIST_CASES,
 ];
 
 /// Runs a command. Bad arguments are `InvalidParams` naming the field; a command that cannot be
@@ -41,9 +43,10 @@ pub async fn execute(
         REPLAY_CASE => replay::replay_case(state, args(command, argument)?).await,
         NEXT_CASE => replay::step(state, 1).await,
         PREVIOUS_CASE => replay::step(state, -1).await,
-        SCORE => replay::score_case(state, args(command, argument)?).await,
+        SCORE => score::score_case(state, args(command, argument)?).await,
         COMPARE => inspect::compare(state, args(command, argument)?).await,
         CONTEXT => Ok(inspect::context(state, args(command, argument)?)),
+        LIST_CASES => cases::list_cases(state, args(command, argument)?).await,
         other => {
             return Err(jsonrpc::Error::invalid_params(format!(
                 "unknown command {other:?}: the commands are {}",

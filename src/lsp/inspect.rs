@@ -1,6 +1,7 @@
 //! `crossfile.compare` (every named retriever at one cursor, side by side) and
 //! `crossfile.context` (what the last completion in a document was made from).
 
+use std::path::Path;
 use std::sync::Arc;
 
 use serde::Deserialize;
@@ -11,6 +12,7 @@ use tower_lsp::lsp_types::{Position, Url};
 use super::at_cursor::{self, Done, Failure};
 use super::state::State;
 use crate::bench::score;
+use crate::bench::textdiff::{DiffOp, diff};
 use crate::retrieve::{Hit, RetrieverSpec};
 
 /// `crossfile.compare`'s arguments.
@@ -70,8 +72,9 @@ pub async fn compare(state: &Arc<State>, args: CompareArgs) -> Result<Value, Str
     for spec in &specs {
         let result = match at_cursor::complete(&cursor, &engine, Some(spec), &cancel).await {
             Ok(done) => {
-                let mut result = completion_json(&done, false);
+                let mut result = completion_json(&done, Some(&cursor.folder.root), false);
                 if let Some(case) = &cursor.case {
+                    result["diff"] = diff_json(&case.case.reference, &done.completion.suggestion);
                     result["metrics"] = match score(&case.case, &done.completion.raw_suggestion) {
                         Ok(metrics) => json!(metrics),
                         Err(e) => json!({"error": e.to_string()}),
@@ -92,6 +95,7 @@ pub async fn compare(state: &Arc<State>, args: CompareArgs) -> Result<Value, Str
         "uri": args.uri,
         "position": args.position,
         "caseId": cursor.case.as_ref().map(|c| c.case.id.clone()),
+        "reference": cursor.case.as_ref().map(|c| c.case.reference.clone()),
         "results": results,
     }))
 }
@@ -102,7 +106,10 @@ pub fn context(state: &State, args: ContextArgs) -> Value {
     let Some(last) = state.last(&args.uri) else {
         return Value::Null;
     };
-    let mut answer = completion_json(&last.done, true);
+    let root = state
+        .locate(&args.uri)
+        .map(|(folder, _)| folder.root.clone());
+    let mut answer = completion_json(&last.done, root.as_deref(), true);
     answer["uri"] = json!(args.uri);
     answer["position"] = json!(last.position);
     answer["caseId"] = json!(last.case_id);
@@ -117,24 +124,30 @@ pub fn context(state: &State, args: ContextArgs) -> Value {
     answer
 }
 
-/// A completion's retriever, chunks, prompt token counts, suggestion and latency.
-fn completion_json(done: &Done, with_text: bool) -> Value {
+/// A completion's retriever, chunks, prompt token counts, suggestion and latency; chunk paths are
+/// relative to `root`.
+fn completion_json(done: &Done, root: Option<&Path>, with_text: bool) -> Value {
     let c = &done.completion;
     let t = &c.prompt.tokens;
     json!({
         "retriever": done.retriever.to_string(),
         "upperBound": done.retriever.is_upper_bound(),
-        "chunks": c.hits.iter().map(|h| chunk_json(h, with_text)).collect::<Vec<_>>(),
+        "chunks": c.hits.iter().map(|h| chunk_json(h, root, with_text)).collect::<Vec<_>>(),
         "promptTokens": {"crossfile": t.crossfile, "left": t.left, "right": t.right, "total": t.total},
         "suggestion": c.suggestion,
         "latencyMs": done.latency_ms,
     })
 }
 
-/// A chunk: its file, 1-based inclusive lines (`null` for context a case provides), score.
-fn chunk_json(hit: &Hit, with_text: bool) -> Value {
+/// A chunk: its file (relative to `root`, and as a URI), 1-based inclusive lines, score. Context a
+/// case provides has no lines and no URI.
+fn chunk_json(hit: &Hit, root: Option<&Path>, with_text: bool) -> Value {
+    let uri = root
+        .filter(|_| hit.chunker.is_some())
+        .and_then(|root| Url::from_file_path(root.join(&hit.path)).ok());
     let mut chunk = json!({
         "path": hit.path,
+        "uri": uri,
         "startLine": hit.chunker.map(|_| hit.lines.start + 1),
         "endLine": hit.chunker.map(|_| hit.lines.end),
         "score": hit.score,
@@ -143,4 +156,18 @@ fn chunk_json(hit: &Hit, with_text: bool) -> Value {
         chunk["text"] = json!(hit.text);
     }
     chunk
+}
+
+/// The runs that turn `reference` into `suggestion`: `delete` is only in the reference, `insert`
+/// only in the suggestion.
+fn diff_json(reference: &str, suggestion: &str) -> Value {
+    let runs: Vec<Value> = diff(reference, suggestion)
+        .into_iter()
+        .map(|run| match run {
+            DiffOp::Equal(text) => json!({"op": "equal", "text": text}),
+            DiffOp::Delete(text) => json!({"op": "delete", "text": text}),
+            DiffOp::Insert(text) => json!({"op": "insert", "text": text}),
+        })
+        .collect();
+    Value::Array(runs)
 }

@@ -3,8 +3,8 @@
 //!
 //! This is the only module that names `tower_lsp` or `lsp_types`. `server.rs` dispatches; each
 //! family of messages has its file (`lifecycle`, `text_sync`, `workspace_sync`, `completion`,
-//! `indexing`, `commands`, which hands the replay commands to `replay` and the inspection ones
-//! to `inspect`); `at_cursor` prepares and runs a completion for `completion` and `inspect`;
+//! `indexing`, `commands`, which hands the replay commands to `replay`, listing a cases file to
+//! `cases`, scoring to `score` and the inspection ones to `inspect`); `at_cursor` prepares and runs a completion for `completion` and `inspect`;
 //! `convert.rs` is the one converter between UTF-16 positions and the engine's byte columns;
 //! `protocol.rs` holds the LSP 3.18 inline-completion types tower-lsp 0.20 lacks,
 //! `capabilities.rs` announces them, `service.rs` wraps tower-lsp's service at the edge, and
@@ -12,6 +12,7 @@
 
 mod at_cursor;
 mod capabilities;
+mod cases;
 mod commands;
 mod completion;
 mod convert;
@@ -22,6 +23,7 @@ mod lifecycle;
 mod memory;
 mod protocol;
 mod replay;
+mod score;
 mod server;
 mod service;
 mod state;

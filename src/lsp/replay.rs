@@ -1,5 +1,5 @@
 //! Replaying benchmark cases in the editor: `crossfile.replayCase`, `crossfile.nextCase`,
-//! `crossfile.previousCase` and `crossfile.score`.
+//! and `crossfile.previousCase` (`crossfile.score` scores the case open now: [`super::score`]).
 //!
 //! A case opens in a replay copy of its repository ([`crate::bench::Sandbox`], under
 //! `<index.cache_dir>/replay/`), never in the repository itself; the copy is a workspace folder of
@@ -14,11 +14,12 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tower_lsp::lsp_types::{Position, Url};
 
+use super::cases;
 use super::convert::normalize_newlines;
 use super::lifecycle::folder_settings;
 use super::state::{Folder, State};
 use crate::bench::replay::{LaidOut, lay_out};
-use crate::bench::{Case, CaseFormat, CaseView, Sandbox, Target, load_cases, score};
+use crate::bench::{Case, CaseView, Sandbox, Target};
 use crate::complete::Completer;
 use crate::index::{Index, Progress};
 
@@ -76,14 +77,6 @@ pub enum CaseRef {
     Id(String),
 }
 
-/// `crossfile.score`'s arguments.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ScoreArgs {
-    pub case_id: String,
-    pub suggestion: String,
-}
-
 impl Replay {
     /// The case open now, if `position` of `uri` is its cursor.
     pub fn case_at(&self, uri: &Url, position: Position) -> Option<Arc<ReplayedCase>> {
@@ -91,6 +84,23 @@ impl Replay {
         current
             .as_ref()
             .filter(|c| &c.uri == uri && c.position == position)
+            .cloned()
+    }
+
+    /// The case open now.
+    pub fn current(&self) -> Option<Arc<ReplayedCase>> {
+        self.current
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// The case `id` of the cases file being replayed.
+    pub async fn loaded_case(&self, id: &str) -> Option<Case> {
+        let session = self.session.lock().await;
+        session
+            .as_ref()
+            .and_then(|s| s.cases.iter().find(|c| c.id == id))
             .cloned()
     }
 
@@ -102,18 +112,26 @@ impl Replay {
 /// `crossfile.replayCase`: loads the cases file (again only if it is another one) and opens the
 /// case.
 pub async fn replay_case(state: &Arc<State>, args: ReplayArgs) -> Result<Value, String> {
-    let base = state.folders().first().map(|f| f.root.clone());
-    let resolve = |p: &Path| match &base {
-        Some(base) if p.is_relative() => base.join(p),
-        _ => p.to_path_buf(),
-    };
-    let (file, repos) = (resolve(&args.cases), resolve(&args.repos));
+    let (file, repos) = (
+        cases::resolve(state, &args.cases),
+        cases::resolve(state, &args.repos),
+    );
     let mut session = state.replay.session.lock().await;
     let reuse = session
         .as_ref()
         .is_some_and(|s| s.file == file && s.repos == repos);
     if !reuse {
-        *session = Some(load(file, repos, args.format.as_deref()).await?);
+        if !repos.is_dir() {
+            return Err(format!("repos: {} is not a folder", repos.display()));
+        }
+        let loaded = cases::load(state, file, args.format.as_deref()).await?;
+        *session = Some(Session {
+            file: loaded.file,
+            repos,
+            cases: loaded.cases,
+            at: 0,
+            in_place: false,
+        });
     }
     let Some(s) = session.as_mut() else {
         return Err("no cases loaded".into());
@@ -151,84 +169,6 @@ pub async fn step(state: &Arc<State>, step: isize) -> Result<Value, String> {
                 format!("case {} of {} is the {end}", s.at + 1, s.cases.len())
             })?;
     open(state, s, at).await
-}
-
-/// `crossfile.score`: every metric of the case's benchmark for `suggestion`. When it is the
-/// server's own unedited suggestion at the case's cursor (or `""` after a blank one, which has no
-/// item), the model's raw output behind it is scored, as `bench run` scores it (the benchmarks'
-/// scripts cut it themselves).
-pub async fn score_case(state: &Arc<State>, args: ScoreArgs) -> Result<Value, String> {
-    let session = state.replay.session.lock().await;
-    let case = session
-        .as_ref()
-        .and_then(|s| s.cases.iter().find(|c| c.id == args.case_id))
-        .ok_or_else(|| format!("no case {:?} is loaded for replay", args.case_id))?;
-    let own = state
-        .replay
-        .current
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .as_ref()
-        .filter(|c| c.case.id == case.id)
-        .and_then(|c| state.last(&c.uri))
-        .filter(|l| l.case_id.as_deref() == Some(case.id.as_str()))
-        .filter(|l| l.shown == args.suggestion || shown_as_nothing(&l.shown, &args.suggestion));
-    let (prediction, scored) = match &own {
-        Some(last) => (last.done.completion.raw_suggestion.clone(), "raw"),
-        None => (args.suggestion.clone(), "given"),
-    };
-    let metrics = score(case, &prediction).map_err(|e| format!("case {}: {e}", case.id))?;
-    Ok(json!({
-        "caseId": case.id,
-        "benchmark": case.format.name(),
-        "metrics": metrics,
-        "scored": scored,
-        "prediction": prediction,
-        "reference": case.reference,
-    }))
-}
-
-/// A blank suggestion is answered with no item: a client that got none sends `""`.
-fn shown_as_nothing(shown: &str, sent: &str) -> bool {
-    sent.is_empty() && shown.trim().is_empty()
-}
-
-/// Loads a cases file; a bad record is skipped with a warning naming its line and field.
-async fn load(file: PathBuf, repos: PathBuf, format: Option<&str>) -> Result<Session, String> {
-    let format = format.map(str::to_string);
-    tokio::task::spawn_blocking(move || {
-        let format = match format.as_deref() {
-            Some(name) => CaseFormat::from_name(name)
-                .ok_or_else(|| format!("format: unknown format {name:?}: cceval or repoeval"))?,
-            None => CaseFormat::detect(&file)
-                .map_err(|e| e.to_string())?
-                .ok_or_else(|| {
-                    format!(
-                        "{}: cannot tell the cases' format: give format (cceval or repoeval)",
-                        file.display()
-                    )
-                })?,
-        };
-        let loaded = load_cases(&file, format).map_err(|e| e.to_string())?;
-        for problem in &loaded.problems {
-            tracing::warn!("skipped: {problem}");
-        }
-        if loaded.cases.is_empty() {
-            return Err(format!("{}: no usable case", file.display()));
-        }
-        if !repos.is_dir() {
-            return Err(format!("repos: {} is not a folder", repos.display()));
-        }
-        Ok(Session {
-            file,
-            repos,
-            cases: loaded.cases,
-            at: 0,
-            in_place: false,
-        })
-    })
-    .await
-    .map_err(|e| format!("loading the cases failed: {e}"))?
 }
 
 /// Opens case `at` of the session: its replay copy, its folder and index, the case laid out.

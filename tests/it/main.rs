@@ -24,6 +24,8 @@ mod lsp_commands;
 mod lsp_replay;
 #[cfg(feature = "embedded")]
 mod lsp_robustness;
+#[cfg(feature = "embedded")]
+mod lsp_score;
 mod metrics_conformance;
 mod model_fetch;
 mod nltk_tokens;

@@ -1,0 +1,225 @@
+//! `crossfile.score`: a replayed case scored with its benchmark's own metrics, either for a given
+//! text or for what the user now has at the case's cursor in the open buffer.
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tower_lsp::lsp_types::Url;
+
+use super::convert::normalize_newlines;
+use super::replay::ReplayedCase;
+use super::state::State;
+use crate::bench::score;
+
+/// `crossfile.score`'s arguments: the case and either the text to score or the buffer holding it.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ScoreArgs {
+    pub case_id: String,
+    /// The text to score.
+    pub suggestion: Option<String>,
+    /// The open buffer of the case's file: what it holds between the case's left context and its
+    /// right context is scored.
+    pub uri: Option<Url>,
+}
+
+/// Every metric of the case's benchmark for the text given, or found between the case's unchanged
+/// contexts in the buffer. When that text is the server's own unedited suggestion at the case's
+/// cursor (or nothing after a blank one, which has no item), the model's raw output behind it is
+/// scored, as `bench run` scores it (the benchmarks' scripts cut it themselves).
+pub async fn score_case(state: &Arc<State>, args: ScoreArgs) -> Result<Value, String> {
+    let case = state
+        .replay
+        .loaded_case(&args.case_id)
+        .await
+        .ok_or_else(|| format!("no case {:?} is loaded for replay", args.case_id))?;
+    let open = state.replay.current().filter(|c| c.case.id == case.id);
+    let text = match (args.suggestion, &args.uri) {
+        (Some(text), None) => text,
+        (None, Some(uri)) => in_buffer(state, open.as_deref(), &case.id, uri)?,
+        (Some(_), Some(_)) => return Err("give suggestion or uri, not both".into()),
+        (None, None) => {
+            return Err(
+                "give suggestion (the text to score) or uri (the buffer that holds it)".into(),
+            );
+        }
+    };
+    let own = open
+        .as_ref()
+        .and_then(|c| state.last(&c.uri))
+        .filter(|l| l.case_id.as_deref() == Some(case.id.as_str()))
+        .filter(|l| l.shown == text || shown_as_nothing(&l.shown, &text));
+    let (prediction, scored) = match &own {
+        Some(last) => (last.done.completion.raw_suggestion.clone(), "raw"),
+        None => (text, "given"),
+    };
+    let metrics = score(&case, &prediction).map_err(|e| format!("case {}: {e}", case.id))?;
+    Ok(json!({
+        "caseId": case.id,
+        "benchmark": case.format.name(),
+        "metrics": metrics,
+        "scored": scored,
+        "prediction": prediction,
+        "reference": case.reference,
+    }))
+}
+
+/// A blank suggestion is answered with no item: a client that got none sends `""`.
+fn shown_as_nothing(shown: &str, sent: &str) -> bool {
+    sent.is_empty() && shown.trim().is_empty()
+}
+
+/// What the open buffer `uri` holds between the replayed case's left and right contexts.
+fn in_buffer(
+    state: &State,
+    open: Option<&ReplayedCase>,
+    id: &str,
+    uri: &Url,
+) -> Result<String, String> {
+    let case = open.ok_or_else(|| {
+        format!("case {id:?} is not the case open now: replay it, then score its buffer")
+    })?;
+    if &case.uri != uri {
+        return Err(format!(
+            "uri: {uri} is not the file of case {id:?} ({})",
+            case.uri
+        ));
+    }
+    let buffer = state
+        .locate(uri)
+        .and_then(|(folder, rel)| folder.documents.text(&rel))
+        .ok_or_else(|| format!("uri: {uri} is not open: open the case's file first"))?;
+    let buffer = normalize_newlines(&buffer);
+    // The contexts as the client got them: `text` is the case's file with line breaks as `\n`.
+    let left = normalize_newlines(&case.laid_out.view.left);
+    let right = case
+        .text
+        .strip_prefix(left.as_ref())
+        .map_or_else(|| normalize_newlines(&case.laid_out.view.right), Into::into);
+    between(&buffer, &left, &right).map(str::to_string)
+}
+
+/// The text `buffer` holds between `left` at its start and `right` at its end; an error naming
+/// the line when either was changed. A line break an editor added at the end of a file that had
+/// none is not the user's text.
+fn between<'a>(buffer: &'a str, left: &str, right: &str) -> Result<&'a str, String> {
+    let had_no_eol = match right {
+        "" => !left.is_empty() && !left.ends_with('\n'),
+        right => !right.ends_with('\n'),
+    };
+    let buffer = match buffer.strip_suffix('\n') {
+        Some(trimmed) if had_no_eol => trimmed,
+        _ => buffer,
+    };
+    if !buffer.starts_with(left) {
+        let at = common_prefix(buffer, left);
+        return Err(format!(
+            "the text before the case's cursor was changed (line {}): only the text at the \
+             cursor can be scored; replay the case again to start over",
+            line_at(buffer, at)
+        ));
+    }
+    let end = buffer.len().checked_sub(right.len());
+    match end {
+        Some(end) if end >= left.len() && buffer.ends_with(right) => Ok(&buffer[left.len()..end]),
+        _ => {
+            let kept = common_suffix(&buffer[left.len()..], right);
+            Err(format!(
+                "the text after the case's cursor (its right context) was changed (line {}): only \
+                 the text at the cursor can be scored; replay the case again to start over",
+                line_at(buffer, buffer.len() - kept)
+            ))
+        }
+    }
+}
+
+/// The length in bytes of the longest common prefix, at a character boundary.
+fn common_prefix(a: &str, b: &str) -> usize {
+    a.char_indices()
+        .zip(b.chars())
+        .find(|((_, x), y)| x != y)
+        .map_or_else(|| a.len().min(b.len()), |((i, _), _)| i)
+}
+
+/// The length in bytes of the longest common suffix, at a character boundary.
+fn common_suffix(a: &str, b: &str) -> usize {
+    a.chars()
+        .rev()
+        .zip(b.chars().rev())
+        .take_while(|(x, y)| x == y)
+        .map(|(x, _)| x.len_utf8())
+        .sum()
+}
+
+/// The 1-based line of byte `at` in `text`.
+fn line_at(text: &str, at: usize) -> usize {
+    text.get(..at).map_or(0, |t| t.matches('\n').count()) + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_text_between_unchanged_contexts_is_scored() {
+        let left = "def f(x):\n    return ";
+        let right = "\n\nprint(f(1))\n";
+        let cases = [
+            ("def f(x):\n    return x + 1\n\nprint(f(1))\n", Ok("x + 1")),
+            ("def f(x):\n    return \n\nprint(f(1))\n", Ok("")),
+            // A whole body, several lines, typed or accepted.
+            (
+                "def f(x):\n    return (\n        x\n    )\n\nprint(f(1))\n",
+                Ok("(\n        x\n    )"),
+            ),
+            // Emoji and CJK around the cursor.
+            (
+                "def f(x):\n    return \"🎉中\"\n\nprint(f(1))\n",
+                Ok("\"🎉中\""),
+            ),
+        ];
+        for (buffer, want) in cases {
+            assert_eq!(
+                between(buffer, left, right),
+                want.map_err(|e: &str| e.to_string()),
+                "{buffer:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_changed_prefix_or_suffix_is_refused_naming_the_line() {
+        let left = "a = 1\nb = ";
+        let right = "\nc = 3\n";
+        let edited_prefix = between("a = 2\nb = 2\nc = 3\n", left, right);
+        assert!(
+            edited_prefix
+                .as_ref()
+                .is_err_and(|e| e.contains("before the case's cursor") && e.contains("line 1")),
+            "{edited_prefix:?}"
+        );
+        let edited_suffix = between("a = 1\nb = 2\nc = 4\n", left, right);
+        assert!(
+            edited_suffix
+                .as_ref()
+                .is_err_and(|e| e.contains("right context") && e.contains("line 3")),
+            "{edited_suffix:?}"
+        );
+        // Text deleted across the cursor: both ends still match, but they overlap.
+        let overlap = between("a = 1\nb = 3\n", "a = 1\nb = 3", "3\n");
+        assert!(overlap.is_err(), "{overlap:?}");
+        assert!(between("", left, right).is_err());
+    }
+
+    #[test]
+    fn an_end_of_line_an_editor_adds_is_not_the_users_text() {
+        // The case's file had no final line break; the editor wrote one.
+        assert_eq!(between("x = 1\ny = 2\nz\n", "x = 1\ny = ", "\nz"), Ok("2"));
+        // The cursor at the very end of such a file.
+        assert_eq!(between("x = 1\ny = 2\n", "x = 1\ny = ", ""), Ok("2"));
+        // A file that had one keeps it, and a break the user typed stays theirs.
+        assert_eq!(between("x = 2\n\n", "x = ", "\n"), Ok("2\n"));
+        assert_eq!(between("x = 1\n\n", "x = 1\n", ""), Ok("\n"));
+    }
+}
