@@ -1,0 +1,235 @@
+-- crossfile.client: starts `crossfile serve` per workspace root, attaches buffers, sends settings,
+-- and makes requests that wait for their answer with a timeout.
+
+local config = require('crossfile.config')
+
+local M = {}
+
+M.name = 'crossfile'
+
+local new_api = vim.fn.has('nvim-0.11') == 1
+
+--- Per client id: what the server said with window/showMessage since its last settings.
+local reports = {}
+--- Buffers attached by hand (replay): the filetype autocommand leaves them alone.
+local manual = {}
+--- Called with (client, buf) when a crossfile client attaches to a buffer.
+local attach_hooks = {}
+
+--- Calls method `name` of `client` on Neovim 0.11 (`client:name()`) and 0.10 (`client.name()`).
+function M.call(client, name, ...)
+  if new_api then return client[name](client, ...) end
+  return client[name](...)
+end
+
+local function stopped(client)
+  return client == nil or M.call(client, 'is_stopped')
+end
+
+--- Every running crossfile client, or those attached to `buf`.
+function M.clients(buf)
+  local clients = vim.lsp.get_clients({ name = M.name, bufnr = buf })
+  return vim.tbl_filter(function(c) return not stopped(c) end, clients)
+end
+
+--- The crossfile client attached to `buf`, if any.
+function M.for_buf(buf)
+  return M.clients(buf)[1]
+end
+
+function M.on_attach(hook)
+  attach_hooks[#attach_hooks + 1] = hook
+end
+
+function M.mark_manual(buf)
+  manual[buf] = true
+  vim.api.nvim_create_autocmd('BufWipeout', {
+    buffer = buf,
+    once = true,
+    callback = function() manual[buf] = nil end,
+  })
+end
+
+function M.is_manual(buf)
+  return manual[buf] == true
+end
+
+local function glob_pattern(marker)
+  return '^' .. vim.pesc(marker):gsub('%%%*', '.*') .. '$'
+end
+
+--- The workspace root of `buf`: the nearest directory holding a root marker, else the file's own
+--- directory; nil for a buffer with no file name.
+function M.root(buf)
+  local name = vim.api.nvim_buf_get_name(buf)
+  if name == '' then return nil end
+  local markers = config.options.root_markers
+  local root = vim.fs.root(buf, function(entry)
+    for _, marker in ipairs(markers) do
+      if entry == marker or (marker:find('*', 1, true) and entry:match(glob_pattern(marker))) then
+        return true
+      end
+    end
+    return false
+  end)
+  return root or vim.fs.dirname(vim.fs.normalize(vim.fn.fnamemodify(name, ':p')))
+end
+
+--- Whether the configured command can be run; a message saying why not otherwise.
+function M.executable()
+  local cmd = config.options.cmd
+  if vim.fn.executable(cmd[1]) == 1 then return true, vim.fn.exepath(cmd[1]) end
+  return false, ('the server command %q (setup{cmd}[1]) is not an executable file or is not on PATH')
+    :format(cmd[1])
+end
+
+local levels = { vim.log.levels.ERROR, vim.log.levels.WARN, vim.log.levels.INFO, vim.log.levels.DEBUG }
+
+local function on_show_message(_, params, ctx)
+  local report = reports[ctx.client_id]
+  if report then
+    report.messages[#report.messages + 1] = { type = params.type, message = params.message }
+  end
+  vim.notify('crossfile: ' .. params.message, levels[params.type] or vim.log.levels.INFO)
+  return vim.NIL
+end
+
+--- What the server said since its last settings: { messages = { {type, message}, ... } }.
+function M.report(client)
+  return reports[client.id]
+end
+
+local function client_config(root)
+  local workspace = nil
+  if root then workspace = { { uri = vim.uri_from_fname(root), name = vim.fs.basename(root) } } end
+  return {
+    name = M.name,
+    cmd = config.options.cmd,
+    root_dir = root,
+    workspace_folders = workspace,
+    init_options = config.settings_for(root),
+    handlers = { ['window/showMessage'] = on_show_message },
+    on_init = function(client)
+      reports[client.id] = reports[client.id] or { messages = {} }
+    end,
+    on_exit = function(_, _, id)
+      vim.schedule(function() reports[id] = nil end)
+    end,
+    on_attach = function(client, buf)
+      for _, hook in ipairs(attach_hooks) do hook(client, buf) end
+    end,
+  }
+end
+
+local function reuse(client, cfg)
+  return client.name == cfg.name and client.root_dir == cfg.root_dir and not stopped(client)
+end
+
+--- Starts (or reuses) the client for `root` (nil: a client with no workspace folder). With `buf`,
+--- attaches it. Returns the client, or nil and a message.
+function M.start(root, buf)
+  local ok, why = M.executable()
+  if not ok then return nil, why end
+  local cfg = client_config(root)
+  for _, client in ipairs(M.clients()) do
+    if reuse(client, cfg) then
+      if buf then vim.lsp.buf_attach_client(buf, client.id) end
+      return client
+    end
+  end
+  local id = vim.lsp.start(cfg, { bufnr = buf, attach = buf ~= nil, reuse_client = reuse, silent = true })
+  local client = id and vim.lsp.get_client_by_id(id)
+  if not client then return nil, ('cannot start %s'):format(table.concat(config.options.cmd, ' ')) end
+  reports[client.id] = reports[client.id] or { messages = {} }
+  return client
+end
+
+local warned_missing = false
+
+--- Attaches `buf` to the client of its workspace root when its filetype is one of setup()'s.
+function M.attach(buf)
+  if not vim.api.nvim_buf_is_valid(buf) or vim.bo[buf].buftype ~= '' or manual[buf] then return end
+  if not config.wants(config.filetype(buf)) or M.for_buf(buf) then return end
+  local root = M.root(buf)
+  if not root then return end
+  local client, why = M.start(root, buf)
+  if not client and not warned_missing then
+    warned_missing = true
+    vim.notify('crossfile: ' .. why, vim.log.levels.ERROR)
+  end
+end
+
+--- Any running client (preferring the one of `buf`), else a new one with no workspace folder.
+function M.any(buf)
+  local client = (buf and M.for_buf(buf)) or M.clients()[1]
+  if client then return client end
+  local started, why = M.start(nil, nil)
+  if not started then error('crossfile: ' .. why, 0) end
+  return started
+end
+
+--- Waits until `client` has answered `initialize`; errors if it exits or `timeout_ms` passes.
+function M.wait_ready(client, timeout_ms)
+  timeout_ms = timeout_ms or config.options.timeout_ms
+  local ok = vim.wait(timeout_ms, function() return client.initialized or stopped(client) end, 10)
+  if stopped(client) then
+    error('crossfile: the server exited (see :checkhealth crossfile and the LSP log, :lua vim.cmd.edit(vim.lsp.get_log_path()))', 0)
+  end
+  if not ok then error(('crossfile: the server did not start within %d s'):format(timeout_ms / 1000), 0) end
+end
+
+--- Sends `method` and waits for its answer (pending edits of `buf` are sent first). Errors with
+--- the server's message, or when no answer comes within `timeout_ms`.
+function M.request(client, method, params, buf, timeout_ms)
+  timeout_ms = timeout_ms or config.options.timeout_ms
+  M.wait_ready(client, timeout_ms)
+  local done, err, result = false, nil, nil
+  local label = params and params.command or method
+  local ok, id = M.call(client, 'request', method, params, function(e, r)
+    done, err, result = true, e, r
+  end, buf)
+  if not ok then error(('crossfile: %s: the server is not running'):format(label), 0) end
+  vim.wait(timeout_ms, function() return done or stopped(client) end, 5)
+  if not done then
+    if stopped(client) then error(('crossfile: %s: the server exited'):format(label), 0) end
+    pcall(M.call, client, 'cancel_request', id)
+    error(('crossfile: %s: no answer within %d s'):format(label, timeout_ms / 1000), 0)
+  end
+  if err then
+    local message = err.message or vim.inspect(err)
+    if not message:find(label, 1, true) then message = label .. ': ' .. message end
+    error('crossfile: ' .. message, 0)
+  end
+  return result
+end
+
+--- Runs a `workspace/executeCommand` command with one argument and waits for its answer.
+function M.execute(client, command, argument, buf, timeout_ms)
+  local params = { command = command, arguments = argument ~= nil and { argument } or {} }
+  return M.request(client, 'workspace/executeCommand', params, buf, timeout_ms)
+end
+
+--- Sends the settings in force to every running client (workspace/didChangeConfiguration).
+function M.send_settings()
+  for _, client in ipairs(M.clients()) do
+    reports[client.id] = { messages = {} }
+    local settings = config.settings_for(client.root_dir)
+    client.config.init_options = settings
+    M.call(client, 'notify', 'workspace/didChangeConfiguration', { settings = { crossfile = settings } })
+  end
+end
+
+--- Reports indexing progress ($/progress) in the command line when there is a UI.
+function M.on_progress(ev)
+  local client = vim.lsp.get_client_by_id(ev.data.client_id)
+  if not client or client.name ~= M.name or #vim.api.nvim_list_uis() == 0 then return end
+  local value = ev.data.params.value or {}
+  local text = table.concat(vim.tbl_filter(function(s) return s ~= nil and s ~= '' end, {
+    value.title, value.message, value.percentage and (value.percentage .. '%') or nil,
+  }), ' ')
+  if value.kind == 'end' then text = text .. ' (done)' end
+  vim.api.nvim_echo({ { 'crossfile: ' .. text } }, false, {})
+end
+
+
+return M

@@ -1,0 +1,87 @@
+-- crossfile.config: the options given to setup(), their defaults, and the settings sent to the server.
+
+local M = {}
+
+--- The defaults of setup(); see `:help crossfile-setup`.
+M.defaults = {
+  cmd = { 'crossfile', 'serve' },
+  settings = {},
+  filetypes = { 'python', 'java', 'typescript', 'typescriptreact', 'cs' },
+  auto_trigger = true,
+  keymaps = { accept = '<Tab>', accept_line = '<S-Tab>', dismiss = '<C-]>', trigger = '<M-\\>' },
+  root_markers = { '.git', 'crossfile.toml', 'pyproject.toml', 'setup.py', 'package.json', 'tsconfig.json',
+    'pom.xml', 'build.gradle', '*.csproj', '*.sln' },
+  project_settings = '.crossfile.json',
+  timeout_ms = 180000,
+}
+
+--- The options in force (defaults until setup() runs).
+M.options = vim.deepcopy(M.defaults)
+
+--- File extensions the server reads, and their filetypes (used when filetype detection is off).
+M.extensions = { py = 'python', java = 'java', ts = 'typescript', tsx = 'typescriptreact', cs = 'cs' }
+
+local function check(name, value, want)
+  if type(value) ~= want then
+    error(('crossfile: setup: %s must be a %s, got %s'):format(name, want, type(value)), 0)
+  end
+end
+
+--- Merges `opts` over the defaults; tables merge key by key, except `cmd` and the lists.
+function M.apply(opts)
+  opts = opts or {}
+  check('opts', opts, 'table')
+  local merged = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts)
+  -- Lists replace, never merge by index.
+  for _, key in ipairs({ 'cmd', 'filetypes', 'root_markers' }) do
+    if opts[key] ~= nil then merged[key] = vim.deepcopy(opts[key]) end
+  end
+  if opts.keymaps == false then merged.keymaps = {} end
+  check('cmd', merged.cmd, 'table')
+  check('settings', merged.settings, 'table')
+  check('filetypes', merged.filetypes, 'table')
+  check('auto_trigger', merged.auto_trigger, 'boolean')
+  check('keymaps', merged.keymaps, 'table')
+  check('timeout_ms', merged.timeout_ms, 'number')
+  if #merged.cmd == 0 then error('crossfile: setup: cmd is empty', 0) end
+  M.options = merged
+  return merged
+end
+
+--- The filetype of `buf` for the server: its 'filetype', else told from its file name's extension.
+function M.filetype(buf)
+  local ft = vim.bo[buf].filetype
+  if ft ~= '' then return ft end
+  local ext = vim.api.nvim_buf_get_name(buf):match('%.(%w+)$')
+  return ext and M.extensions[ext:lower()] or nil
+end
+
+--- Whether the server completes in buffers of filetype `ft`.
+function M.wants(ft)
+  return ft ~= nil and vim.tbl_contains(M.options.filetypes, ft)
+end
+
+--- The project's own settings (`<root>/.crossfile.json`), read only through vim.secure.read, so a
+--- repository cannot change the settings before the user trusts the file. They never choose the
+--- command: that is setup()'s alone. Returns a table (empty when absent, untrusted or bad).
+function M.project_settings(root)
+  local name = M.options.project_settings
+  if not root or not name or name == '' then return {} end
+  local path = vim.fs.joinpath(root, name)
+  if not vim.uv.fs_stat(path) then return {} end
+  local text = vim.secure.read(path)
+  if not text then return {} end
+  local ok, decoded = pcall(vim.json.decode, text, { luanil = { object = true, array = true } })
+  if not ok or type(decoded) ~= 'table' then
+    vim.notify(('crossfile: %s is not a JSON object, ignored'):format(path), vim.log.levels.WARN)
+    return {}
+  end
+  return decoded
+end
+
+--- The settings sent for a workspace root: setup()'s `settings`, then the project's file over them.
+function M.settings_for(root)
+  return vim.tbl_deep_extend('force', vim.deepcopy(M.options.settings), M.project_settings(root))
+end
+
+return M

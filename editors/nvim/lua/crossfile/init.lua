@@ -1,0 +1,184 @@
+-- crossfile: the Neovim client of `crossfile serve`: setup() and the public Lua API (:help crossfile).
+
+local client = require('crossfile.client')
+local config = require('crossfile.config')
+local ghost = require('crossfile.ghost')
+local inline = require('crossfile.inline')
+local keymaps = require('crossfile.keymaps')
+local position = require('crossfile.position')
+local replay = require('crossfile.replay')
+local views = require('crossfile.views')
+
+local M = {}
+
+local set_up = false
+
+client.on_attach(function(_, buf)
+  inline.attach(buf)
+  keymaps.attach(buf, client.is_manual(buf))
+end)
+
+local function attach_if_wanted(buf)
+  if vim.bo[buf].filetype == '' then
+    local ft = config.filetype(buf)
+    -- Filetype detection is off (e.g. `nvim -u NONE`): told from the extension. Setting it runs
+    -- the FileType autocommand, which attaches.
+    if ft and config.wants(ft) then
+      vim.bo[buf].filetype = ft
+      return
+    end
+  end
+  client.attach(buf)
+end
+
+--- Sets the plugin up (see :help crossfile-setup). Called again, it applies the new options and
+--- sends the new settings to the running servers.
+function M.setup(opts)
+  config.apply(opts)
+  local group = vim.api.nvim_create_augroup('crossfile', { clear = true })
+  vim.api.nvim_create_autocmd('FileType', {
+    group = group,
+    pattern = config.options.filetypes,
+    callback = function(ev) client.attach(ev.buf) end,
+  })
+  local patterns = {}
+  for ext in pairs(config.extensions) do patterns[#patterns + 1] = '*.' .. ext end
+  vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile' }, {
+    group = group,
+    pattern = patterns,
+    callback = function(ev) attach_if_wanted(ev.buf) end,
+  })
+  vim.api.nvim_create_autocmd('LspProgress', { group = group, callback = client.on_progress })
+  vim.api.nvim_create_autocmd('User', {
+    group = group,
+    pattern = 'CrossfileSuggestion',
+    callback = function(ev)
+      if ev.data and ev.data.completed and views.visible('context') then M.context({ refresh = true }) end
+    end,
+  })
+  require('crossfile.commands').create()
+  if set_up then
+    client.send_settings()
+    for _, c in ipairs(client.clients()) do
+      for buf in pairs(c.attached_buffers) do keymaps.attach(buf, client.is_manual(buf)) end
+    end
+  end
+  set_up = true
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(buf) and vim.api.nvim_buf_get_name(buf) ~= '' then attach_if_wanted(buf) end
+  end
+end
+
+--- Replaces the server settings and sends them to the running servers.
+function M.set_settings(settings)
+  config.options.settings = vim.deepcopy(settings or {})
+  client.send_settings()
+end
+
+--- Replays a case: {cases = FILE, repos = DIR, case = ID or 0-based INDEX, format?, in_place?}.
+--- Returns the case table; its ghost text follows as soon as the server answers.
+function M.replay(opts) return replay.replay(opts) end
+
+function M.next() return replay.next() end
+
+function M.prev() return replay.prev() end
+
+--- The exact text of the suggestion shown in `buf` (all its lines), or nil.
+function M.suggestion(buf)
+  if buf == nil or buf == 0 then buf = vim.api.nvim_get_current_buf() end
+  local s = ghost.get(buf)
+  return s and s.text or nil
+end
+
+--- Inserts the suggestion shown in the current buffer; returns the text inserted, or nil.
+function M.accept()
+  return ghost.accept(vim.api.nvim_get_current_buf())
+end
+
+--- Inserts the first line of the suggestion; the rest stays shown.
+function M.accept_line()
+  local buf = vim.api.nvim_get_current_buf()
+  local s = ghost.get(buf)
+  if not s then return nil end
+  return ghost.accept(buf, ghost.first_line(s.text))
+end
+
+function M.dismiss()
+  inline.cancel(vim.api.nvim_get_current_buf())
+end
+
+-- The LSP position at the cursor: the replayed case's own while the cursor is where replay put it;
+-- in normal mode, on a line's last character, the end of the line.
+local function cursor_position(buf)
+  local case = replay.case_position(buf)
+  if case then return case end
+  local row, col = unpack(vim.api.nvim_win_get_cursor(0))
+  local line = vim.api.nvim_buf_get_lines(buf, row - 1, row, false)[1] or ''
+  local mode = vim.api.nvim_get_mode().mode:sub(1, 1)
+  if mode ~= 'i' and mode ~= 'R' and col + 1 >= #line then col = #line end
+  return position.to_lsp(buf, row - 1, col)
+end
+
+--- Asks for a suggestion at the cursor now (shown in normal mode too).
+function M.complete()
+  local buf = vim.api.nvim_get_current_buf()
+  if not client.for_buf(buf) then
+    error('crossfile: no crossfile server is attached to this buffer', 0)
+  end
+  return inline.request(buf, { position = cursor_position(buf), normal = true, manual = true })
+end
+
+--- The server's score (crossfile.score) of what the replayed case's buffer now holds.
+function M.score() return replay.score() end
+
+--- The server's crossfile.compare answer at the cursor for retriever specs `specs` (a list).
+function M.compare(specs)
+  specs = specs or { 'none', 'bm25', 'bm25-cceval-rg1', 'oracle' }
+  if type(specs) == 'string' then specs = vim.split(specs, '[%s,]+', { trimempty = true }) end
+  local buf = vim.api.nvim_get_current_buf()
+  local c = client.for_buf(buf)
+  if not c then error('crossfile: no crossfile server is attached to this buffer', 0) end
+  return client.execute(c, 'crossfile.compare',
+    { uri = vim.uri_from_bufnr(buf), position = cursor_position(buf), retrievers = specs }, buf)
+end
+
+--- The server's crossfile.context answer for the current buffer (nil before its first completion).
+--- With opts.refresh, only updates the context view from the last buffer that asked (no wait).
+function M.context(opts)
+  opts = opts or {}
+  local buf = vim.api.nvim_get_current_buf()
+  if opts.refresh then
+    local last = inline.last and inline.last.buf
+    local c = last and vim.api.nvim_buf_is_valid(last) and client.for_buf(last)
+    if not c then return nil end
+    client.call(c, 'request', 'workspace/executeCommand',
+      { command = 'crossfile.context', arguments = { { uri = vim.uri_from_bufnr(last) } } },
+      function(err, result)
+        if not err and views.visible('context') then views.render('context', views.context_text(result), false) end
+      end, last)
+    return nil
+  end
+  local c = client.for_buf(buf)
+  if not c then error('crossfile: no crossfile server is attached to this buffer', 0) end
+  return client.execute(c, 'crossfile.context', { uri = vim.uri_from_bufnr(buf) }, buf)
+end
+
+--- A short status for a statusline: `crossfile · <latency> ms · case 3/30 · ES 71.4`, or ''.
+function M.status()
+  local buf = vim.api.nvim_get_current_buf()
+  if not client.for_buf(buf) then return '' end
+  local parts = { 'crossfile' }
+  local retriever = vim.tbl_get(config.options.settings, 'retrieve', 'retriever')
+  if retriever then parts[#parts + 1] = retriever end
+  local last = inline.last
+  if last and last.buf == buf and last.shown then parts[#parts + 1] = ('%d ms'):format(last.latency_ms) end
+  local cur = replay.current
+  if cur and cur.buf == buf and cur.case then
+    parts[#parts + 1] = ('case %d/%d'):format((cur.case.index or 0) + 1, cur.case.count or 0)
+    local es = cur.score and vim.tbl_get(cur.score, 'metrics', 'es')
+    if es then parts[#parts + 1] = ('ES %.1f'):format(es) end
+  end
+  return table.concat(parts, ' · ')
+end
+
+return M

@@ -1,0 +1,140 @@
+-- crossfile.replay: benchmark cases replayed through the server (crossfile.replayCase, nextCase,
+-- previousCase, score, listCases): opens the case's buffer at its cursor and asks for a completion.
+
+local client = require('crossfile.client')
+local config = require('crossfile.config')
+local inline = require('crossfile.inline')
+local keymaps = require('crossfile.keymaps')
+local position = require('crossfile.position')
+
+local M = {}
+
+--- The case open now: { client_id, buf, uri, position, cursor, case, score }.
+M.current = nil
+--- The last cases file and repositories folder replayed (the commands' defaults).
+M.last_args = {}
+
+local function absolute(path)
+  return vim.fs.normalize(vim.fn.fnamemodify(vim.fs.normalize(path), ':p'))
+end
+
+local function replay_client()
+  local cur = M.current and vim.lsp.get_client_by_id(M.current.client_id)
+  if cur and not client.call(cur, 'is_stopped') then return cur end
+  return client.any(vim.api.nvim_get_current_buf())
+end
+
+local function need_current()
+  local cur = M.current
+  if not cur then error('crossfile: no case is being replayed: replay one first (:CrossfileReplay)', 0) end
+  local c = vim.lsp.get_client_by_id(cur.client_id)
+  if not c or client.call(c, 'is_stopped') then error('crossfile: the server that replayed the case has exited', 0) end
+  if not vim.api.nvim_buf_is_valid(cur.buf) then error('crossfile: the buffer of the replayed case was closed', 0) end
+  return cur, c
+end
+
+-- Puts `text` (the case's file as the server has it, lines joined by \n) in `buf`, unless it is there.
+local function set_text(buf, text)
+  local lines = vim.split(text, '\n', { plain = true })
+  local eol = #lines > 1 and lines[#lines] == ''
+  if eol then table.remove(lines) end
+  local now = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  if not vim.deep_equal(now, lines) or vim.bo[buf].eol ~= eol then
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  end
+  vim.bo[buf].eol = eol
+  vim.bo[buf].fixeol = eol
+  vim.bo[buf].fileformat = 'unix'
+  -- The replay copy on disk holds this text.
+  vim.bo[buf].modified = false
+end
+
+-- Opens the case the server answered with, attaches the client and asks for its completion.
+local function open(c, answer)
+  local buf = vim.uri_to_bufnr(answer.uri)
+  local old = M.current and M.current.buf
+  client.mark_manual(buf)
+  if not vim.api.nvim_buf_is_loaded(buf) then
+    vim.bo[buf].swapfile = false
+    vim.fn.bufload(buf)
+  end
+  set_text(buf, answer.text or '')
+  if vim.bo[buf].filetype == '' then
+    vim.bo[buf].filetype = vim.filetype.match({ buf = buf }) or config.filetype(buf) or ''
+  end
+  vim.api.nvim_win_set_buf(0, buf)
+  -- The previous case's copy is put back on disk by the server: its buffer goes.
+  if old and old ~= buf and vim.api.nvim_buf_is_valid(old) then
+    pcall(vim.api.nvim_buf_delete, old, { force = true })
+  end
+  local row, col = position.to_buffer(buf, answer.position)
+  vim.api.nvim_win_set_cursor(0, { row + 1, col })
+  if not client.for_buf(buf) or client.for_buf(buf).id ~= c.id then
+    vim.lsp.buf_attach_client(buf, c.id)
+  end
+  keymaps.attach(buf, true)
+  M.current = {
+    client_id = c.id,
+    buf = buf,
+    uri = vim.uri_from_bufnr(buf),
+    position = answer.position,
+    cursor = vim.api.nvim_win_get_cursor(0),
+    case = answer.case,
+  }
+  inline.request(buf, { position = answer.position, normal = true, manual = true })
+  return answer.case
+end
+
+--- Replays a case: opts.cases (file), opts.repos (folder), opts.case (id, or 0-based index),
+--- opts.format ('cceval' | 'repoeval', optional), opts.in_place (optional). Returns the case table.
+function M.replay(opts)
+  vim.validate({ opts = { opts, 'table' } })
+  if type(opts.cases) ~= 'string' or type(opts.repos) ~= 'string' or opts.case == nil then
+    error('crossfile: replay needs {cases = FILE, repos = DIR, case = ID or INDEX}', 0)
+  end
+  local c = replay_client()
+  local argument = {
+    cases = absolute(opts.cases),
+    repos = absolute(opts.repos),
+    case = opts.case,
+    format = opts.format,
+    inPlace = opts.in_place or nil,
+  }
+  local answer = client.execute(c, 'crossfile.replayCase', argument)
+  M.last_args = { cases = argument.cases, repos = argument.repos }
+  return open(c, answer)
+end
+
+local function step(command)
+  local _, c = need_current()
+  return open(c, client.execute(c, command, nil))
+end
+
+function M.next() return step('crossfile.nextCase') end
+
+function M.prev() return step('crossfile.previousCase') end
+
+--- The server's score of what the case's buffer now holds at its cursor.
+function M.score()
+  local cur, c = need_current()
+  local answer = client.execute(c, 'crossfile.score', { caseId = cur.case.id, uri = cur.uri }, cur.buf)
+  cur.score = answer
+  return answer
+end
+
+--- The cases of a cases file, for pickers: { {id, index, language, repository, path, line}, ... }.
+function M.list(cases, format)
+  local c = replay_client()
+  return client.execute(c, 'crossfile.listCases', { cases = absolute(cases), format = format })
+end
+
+--- The case's position when `buf` is the replayed case's and the cursor is where replay put it.
+function M.case_position(buf)
+  local cur = M.current
+  if not cur or cur.buf ~= buf or vim.api.nvim_get_current_buf() ~= buf then return nil end
+  local now = vim.api.nvim_win_get_cursor(0)
+  if now[1] == cur.cursor[1] and now[2] == cur.cursor[2] then return cur.position end
+  return nil
+end
+
+return M

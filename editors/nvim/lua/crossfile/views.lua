@@ -1,0 +1,223 @@
+-- crossfile.views: the scratch splits that show the server's compare and context answers as text.
+-- <CR> on a chunk's line opens the chunk's file at its first line.
+
+local M = {}
+
+local ns = vim.api.nvim_create_namespace('crossfile.views')
+
+vim.api.nvim_set_hl(0, 'CrossfileTitle', { link = 'Title', default = true })
+vim.api.nvim_set_hl(0, 'CrossfileUpperBound', { link = 'WarningMsg', default = true })
+vim.api.nvim_set_hl(0, 'CrossfileDelete', { link = 'DiffDelete', default = true })
+vim.api.nvim_set_hl(0, 'CrossfileInsert', { link = 'DiffAdd', default = true })
+vim.api.nvim_set_hl(0, 'CrossfileChunk', { link = 'Directory', default = true })
+
+--- Per view name: { buf, links = { [line] = {uri, line} } }.
+local views = {}
+
+-- A text builder: lines, highlights and chunk links.
+local function builder()
+  local b = { lines = {}, marks = {}, links = {} }
+  function b.add(text, hl)
+    for _, line in ipairs(vim.split(text or '', '\n', { plain = true })) do
+      b.lines[#b.lines + 1] = line
+      if hl then b.marks[#b.marks + 1] = { #b.lines - 1, 0, #line, hl } end
+    end
+  end
+  function b.block(text, indent)
+    for _, line in ipairs(vim.split(text or '', '\n', { plain = true })) do b.add(indent .. line) end
+  end
+  return b
+end
+
+local function number(v)
+  if type(v) ~= 'number' then return tostring(v) end
+  if v == math.floor(v) and math.abs(v) < 1e15 then return ('%d'):format(v) end
+  return ('%.2f'):format(v)
+end
+
+local function metrics_line(metrics)
+  if type(metrics) ~= 'table' then return nil end
+  if metrics.error then return 'error: ' .. tostring(metrics.error) end
+  local keys = vim.tbl_keys(metrics)
+  table.sort(keys)
+  local parts = {}
+  for _, k in ipairs(keys) do parts[#parts + 1] = k .. ' ' .. number(metrics[k]) end
+  return table.concat(parts, ' · ')
+end
+
+local function tokens_line(t)
+  if type(t) ~= 'table' then return '' end
+  return ('crossfile %s · left %s · right %s · total %s'):format(number(t.crossfile), number(t.left),
+    number(t.right), number(t.total))
+end
+
+local function chunks(b, list, with_text)
+  if not list or #list == 0 then
+    b.add('    (none)')
+    return
+  end
+  for _, ch in ipairs(list) do
+    local lines = ch.startLine and (':%d-%d'):format(ch.startLine, ch.endLine) or ''
+    b.add(('    %s%s  %s'):format(ch.path or '?', lines, number(ch.score)), 'CrossfileChunk')
+    if ch.uri then b.links[#b.lines] = { uri = ch.uri, line = ch.startLine or 1 } end
+    if with_text and ch.text then b.block(ch.text, '      │ ') end
+  end
+end
+
+-- The diff runs as one text whose deleted runs are [-…-] and inserted runs {+…+}, highlighted.
+local function diff(b, runs)
+  local text, spans = '', {}
+  for _, run in ipairs(runs) do
+    local piece = run.text or ''
+    if run.op == 'delete' then piece = '[-' .. piece .. '-]' elseif run.op == 'insert' then piece = '{+' .. piece .. '+}' end
+    local hl = run.op == 'delete' and 'CrossfileDelete' or run.op == 'insert' and 'CrossfileInsert' or nil
+    spans[#spans + 1] = { #text, #text + #piece, hl }
+    text = text .. piece
+  end
+  local first = #b.lines
+  local offsets, at = {}, 0
+  for i, line in ipairs(vim.split(text, '\n', { plain = true })) do
+    offsets[i] = at
+    at = at + #line + 1
+    b.add('    ' .. line)
+  end
+  for _, s in ipairs(spans) do
+    if s[3] then
+      -- Highlight each line the run covers.
+      for i, off in ipairs(offsets) do
+        local line_end = off + #b.lines[first + i] - 4
+        local from, to = math.max(s[1], off), math.min(s[2], line_end)
+        if from < to then b.marks[#b.marks + 1] = { first + i - 1, from - off + 4, to - off + 4, s[3] } end
+      end
+    end
+  end
+end
+
+local function where(answer)
+  local path = answer.uri and vim.uri_to_fname(answer.uri) or '?'
+  path = vim.fn.fnamemodify(path, ':~:.')
+  local pos = answer.position or {}
+  local at = ('%s:%s:%s'):format(path, (pos.line or 0) + 1, (pos.character or 0) + 1)
+  if answer.caseId then at = at .. ' (case ' .. answer.caseId .. ')' end
+  return at
+end
+
+--- The lines of a crossfile.compare answer (and its highlights and links).
+function M.compare_text(answer)
+  local b = builder()
+  b.add('Crossfile compare at ' .. where(answer), 'CrossfileTitle')
+  if answer.reference then
+    b.add('  reference:')
+    b.block(answer.reference, '    ')
+  end
+  for _, r in ipairs(answer.results or {}) do
+    b.add('')
+    b.add('## ' .. r.retriever .. (r.upperBound and '  [upper bound: it sees the reference]' or ''),
+      r.upperBound and 'CrossfileUpperBound' or 'CrossfileTitle')
+    if r.error then
+      b.add('  error: ' .. r.error)
+    else
+      b.add('  chunks:')
+      chunks(b, r.chunks, false)
+      b.add('  prompt tokens: ' .. tokens_line(r.promptTokens))
+      b.add('  suggestion:')
+      b.block(r.suggestion or '', '    ')
+      if r.diff then
+        b.add('  diff against the reference ([-only in the reference-] {+only in the suggestion+}):')
+        diff(b, r.diff)
+      end
+      b.add('  latency: ' .. number(r.latencyMs) .. ' ms')
+      local m = metrics_line(r.metrics)
+      if m then b.add('  metrics: ' .. m) end
+    end
+  end
+  return b
+end
+
+--- The lines of a crossfile.context answer (nil: no completion yet).
+function M.context_text(answer)
+  local b = builder()
+  if type(answer) ~= 'table' then
+    b.add('Crossfile context: no completion in this buffer yet', 'CrossfileTitle')
+    return b
+  end
+  b.add('Crossfile context of the last completion at ' .. where(answer), 'CrossfileTitle')
+  b.add('  retriever: ' .. tostring(answer.retriever) .. (answer.upperBound and '  [upper bound]' or ''),
+    answer.upperBound and 'CrossfileUpperBound' or nil)
+  b.add('  latency: ' .. number(answer.latencyMs) .. ' ms')
+  local t = answer.timingsMs
+  if type(t) == 'table' then
+    b.add(('  timings: retrieve %s · prompt %s · generate %s · postprocess %s · first token %s ms'):format(
+      number(t.retrieve), number(t.prompt), number(t.generate), number(t.postprocess), number(t.firstToken)))
+  end
+  b.add('  prompt tokens: ' .. tokens_line(answer.promptTokens))
+  b.add('  suggestion:')
+  b.block(answer.suggestion or '', '    ')
+  if answer.rawSuggestion and answer.rawSuggestion ~= answer.suggestion then
+    b.add('  raw model output:')
+    b.block(answer.rawSuggestion, '    ')
+  end
+  b.add('')
+  b.add('## chunks', 'CrossfileTitle')
+  chunks(b, answer.chunks, true)
+  b.add('')
+  b.add('## prompt', 'CrossfileTitle')
+  b.block(answer.prompt or '', '')
+  return b
+end
+
+local function open_link(name)
+  local v = views[name]
+  local link = v and v.links[vim.api.nvim_win_get_cursor(0)[1]]
+  if not link then return end
+  vim.cmd('wincmd p')
+  if vim.api.nvim_get_current_buf() == v.buf then vim.cmd('aboveleft split') end
+  vim.cmd.edit(vim.fn.fnameescape(vim.uri_to_fname(link.uri)))
+  pcall(vim.api.nvim_win_set_cursor, 0, { link.line, 0 })
+end
+
+-- The scratch buffer of view `name`, made once.
+local function scratch(name)
+  local v = views[name]
+  if v and vim.api.nvim_buf_is_valid(v.buf) then return v end
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_name(buf, 'crossfile://' .. name)
+  vim.bo[buf].bufhidden = 'hide'
+  vim.bo[buf].filetype = 'crossfile'
+  vim.keymap.set('n', '<CR>', function() open_link(name) end, { buffer = buf, desc = 'crossfile: open chunk' })
+  vim.keymap.set('n', 'q', '<Cmd>close<CR>', { buffer = buf, desc = 'crossfile: close' })
+  v = { buf = buf, links = {} }
+  views[name] = v
+  return v
+end
+
+--- Whether view `name` shows in a window.
+function M.visible(name)
+  local v = views[name]
+  return v ~= nil and vim.api.nvim_buf_is_valid(v.buf) and vim.fn.bufwinid(v.buf) ~= -1
+end
+
+--- Puts built text `b` in view `name`; opens it in a split below unless it shows (or `show` is
+--- false). Returns the view's buffer.
+function M.render(name, b, show)
+  local v = scratch(name)
+  vim.bo[v.buf].modifiable = true
+  vim.api.nvim_buf_set_lines(v.buf, 0, -1, false, b.lines)
+  vim.bo[v.buf].modifiable = false
+  vim.bo[v.buf].modified = false
+  vim.api.nvim_buf_clear_namespace(v.buf, ns, 0, -1)
+  for _, m in ipairs(b.marks) do
+    pcall(vim.api.nvim_buf_set_extmark, v.buf, ns, m[1], m[2], { end_col = m[3], hl_group = m[4] })
+  end
+  v.links = b.links
+  if show ~= false and vim.fn.bufwinid(v.buf) == -1 then
+    local from = vim.api.nvim_get_current_win()
+    vim.cmd('botright split')
+    vim.api.nvim_win_set_buf(0, v.buf)
+    vim.wo.wrap = false
+    vim.api.nvim_set_current_win(from)
+  end
+  return v.buf
+end
+
+return M

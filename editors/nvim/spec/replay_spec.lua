@@ -1,0 +1,143 @@
+-- Replaying benchmark cases through the Lua API: ghost text, accept and score agree with
+-- `crossfile bench run` on the same DEV cases; compare and the views; the user commands.
+
+local H = require('helpers')
+
+-- `crossfile bench run` on `cases` with the specs' settings; returns its records by case id.
+local function bench_run(cases, settings)
+  local config = vim.fs.joinpath(H.tmp, 'replay-cli.toml')
+  vim.fn.writefile(vim.split(H.toml(settings), '\n', { plain = true }), config)
+  local out = vim.fs.joinpath(H.tmp, 'replay-run.jsonl')
+  vim.fn.delete(out)
+  local r = vim.system({ H.bin, 'bench', 'run', '--format', 'cceval', '--cases', cases, '--repos', H.bench_repos,
+    '--retriever', 'bm25-cceval-rg1', '--out', out }, { env = { CROSSFILE_CONFIG = config } }):wait()
+  assert(r.code == 0, 'bench run failed: ' .. (r.stderr or ''))
+  local records = {}
+  for _, line in ipairs(vim.fn.readfile(out)) do
+    local rec = vim.json.decode(line)
+    records[rec.case_id] = rec
+  end
+  return records
+end
+
+describe('replay', function()
+  local child, cases, ids, settings
+  setup(function()
+    cases, ids = H.dev_cases(5)
+    settings = H.settings({ retrieve = { retriever = 'bm25-cceval-rg1' } })
+    child = H.nvim()
+    H.setup(child, settings)
+  end)
+  teardown(function() child.stop() end)
+
+  it('shows, accepts and scores 5 DEV cases exactly as bench run does', function()
+    local cli = bench_run(cases, settings)
+    for _, id in ipairs(ids) do
+      local run = cli[id]
+      assert.is_table(run, 'bench run has no record for ' .. id)
+      local got = child.lua([[
+        local cf = require('crossfile')
+        local case = cf.replay({ cases = select(1, ...), repos = select(2, ...), case = select(3, ...) })
+        local buf = vim.api.nvim_get_current_buf()
+        vim.wait(120000, function() return cf.suggestion(buf) ~= nil end, 50)
+        local ghost = cf.suggestion(buf)
+        if not ghost then return { case = case, ghost = vim.NIL } end
+        local row = vim.api.nvim_win_get_cursor(0)[1]
+        local line_before = vim.api.nvim_buf_get_lines(buf, row - 1, row, false)[1]
+        cf.accept()
+        local line_after = vim.api.nvim_buf_get_lines(buf, row - 1, row, false)[1]
+        return { case = case, ghost = ghost, before = line_before, after = line_after, score = cf.score(),
+                 status = cf.status() }
+      ]], cases, H.bench_repos, id)
+      assert.equal(id, got.case.id)
+      assert.is_not.equal(vim.NIL, got.ghost, id .. ': no ghost text within 120 s')
+      assert.equal(run.suggestion, got.ghost, id .. ': ghost text differs from bench run')
+      -- Accepting put the suggestion's first line into the buffer at the cursor.
+      local first = vim.split(got.ghost, '\n', { plain = true })[1]
+      assert.equal(got.before:len() + first:len(), got.after:len(), id)
+      assert.equal('raw', got.score.scored, id)
+      assert.equal(run.raw_suggestion, got.score.prediction, id)
+      assert.near(run.metrics.es, got.score.metrics.es, 1e-9, id)
+      assert.equal(run.metrics.em, got.score.metrics.em, id)
+      assert.matches('case %d+/5 · ES ' .. vim.pesc(('%.1f'):format(run.metrics.es)), got.status)
+    end
+  end)
+
+  it('scores what the user typed instead, and refuses an edited prefix', function()
+    local answer = child.lua([[
+      local cf = require('crossfile')
+      local case = cf.replay({ cases = select(1, ...), repos = select(2, ...), case = 0 })
+      local buf = vim.api.nvim_get_current_buf()
+      vim.wait(120000, function() return cf.suggestion(buf) ~= nil end, 50)
+      -- Typed at the case's cursor (normal mode keeps the window's cursor on the last character).
+      local row, col = require('crossfile.position').to_buffer(buf, require('crossfile.replay').current.position)
+      vim.api.nvim_buf_set_text(buf, row, col, row, col, { 'typed_by_hand()' })
+      local typed = cf.score()
+      vim.api.nvim_buf_set_text(buf, 0, 0, 0, 0, { '# edited above' })
+      local ok, err = pcall(cf.score)
+      return { typed = typed, refused = not ok, err = tostring(err), case = case }
+    ]], cases, H.bench_repos)
+    assert.equal('given', answer.typed.scored)
+    assert.equal('typed_by_hand()', answer.typed.prediction)
+    assert.is_true(answer.refused)
+    assert.matches('changed', answer.err, 1, true)
+  end)
+
+  it('steps to the next and previous case', function()
+    local got = child.lua([[
+      local cf = require('crossfile')
+      cf.replay({ cases = select(1, ...), repos = select(2, ...), case = 1 })
+      local nxt = cf.next()
+      local prev = cf.prev()
+      return { nxt = nxt.index, prev = prev.index, name = vim.api.nvim_buf_get_name(0) }
+    ]], cases, H.bench_repos)
+    assert.equal(2, got.nxt)
+    assert.equal(1, got.prev)
+    assert.is_truthy(got.name ~= '')
+  end)
+
+  it('compares every retriever asked for, with the reference diffed', function()
+    local specs = { 'none', 'bm25', 'bm25-cceval-rg1', 'oracle' }
+    local got = child.lua([[
+      local cf = require('crossfile')
+      cf.replay({ cases = select(1, ...), repos = select(2, ...), case = 0 })
+      cf.dismiss()
+      local answer = cf.compare(select(3, ...))
+      vim.cmd('CrossfileCompare ' .. table.concat(select(3, ...), ' '))
+      local buf = vim.fn.bufnr('crossfile://compare')
+      return { answer = answer, view = vim.api.nvim_buf_get_lines(buf, 0, -1, false) }
+    ]], cases, H.bench_repos, specs)
+    local results = got.answer.results
+    assert.equal(#specs, #results)
+    for i, spec in ipairs(specs) do
+      assert.equal(spec, results[i].retriever)
+      assert.is_table(results[i].diff)
+    end
+    assert.is_string(got.answer.reference)
+    local view = table.concat(got.view, '\n')
+    for _, spec in ipairs(specs) do
+      assert.matches('## ' .. vim.pesc(spec), view)
+    end
+  end)
+
+  it(':CrossfileReplay asks for what is missing and replays the chosen case', function()
+    local got = child.lua([[
+      local asked = {}
+      local cases, repos = ...
+      vim.ui.input = function(opts, on_confirm)
+        asked[#asked + 1] = opts.prompt
+        on_confirm(opts.prompt:find('Cases') and cases or repos)
+      end
+      vim.ui.select = function(items, opts, on_choice)
+        asked[#asked + 1] = opts.prompt .. ': ' .. opts.format_item(items[4])
+        on_choice(items[4])
+      end
+      vim.cmd('CrossfileReplay')
+      return { asked = asked, case = require('crossfile.replay').current.case }
+    ]], cases, H.bench_repos)
+    assert.equal('Cases file: ', got.asked[1])
+    assert.equal('Repositories folder: ', got.asked[2])
+    assert.matches('^Case to replay: 3  ' .. vim.pesc(ids[4]), got.asked[3])
+    assert.equal(ids[4], got.case.id)
+  end)
+end)
