@@ -228,7 +228,8 @@ function M.on_progress(ev)
     value.title, value.message, value.percentage and (value.percentage .. '%') or nil,
   }), ' ')
   if value.kind == 'end' then text = text .. ' (done)' end
-  vim.api.nvim_echo({ { 'crossfile: ' .. text } }, false, {})
+  if not vim.startswith(text, 'crossfile') then text = 'crossfile: ' .. text end
+  vim.api.nvim_echo({ { text } }, false, {})
 end
 
 

@@ -1,0 +1,184 @@
+"""Screenshots of the plugin in Neovim's real terminal UI, for README.md and as test artefacts.
+
+    python test/screenshot.py OUT_DIR     (environment as test/run sets it, plus CROSSFILE_CHROMIUM)
+
+Runs `nvim` (not headless: its TUI) in a pseudo-terminal of 150x40 cells, emulated by pyte, with
+the plugin set up against the real server and the embedded model. It replays the first DEV case,
+waits for the ghost text (the Lua API says when), and saves the screen as nvim-ghost.png; then
+`:CrossfileCompare none bm25` and nvim-compare.png. The screen becomes an HTML page of coloured
+cells that Debian's Chromium photographs. Exits non-zero when a step does not happen in time.
+"""
+
+import html
+import json
+import os
+import pty
+import select
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import fcntl
+import time
+
+import pyte
+
+COLS, ROWS = 150, 40
+STEP_SECONDS = int(os.environ.get('CROSSFILE_SCREENSHOT_STEP_S', '240'))
+DEFAULT_FG, DEFAULT_BG = "e0e2ea", "14161b"  # Neovim's default dark scheme (NvimLightGrey2 on NvimDarkGrey2)
+
+
+class Terminal(pyte.Screen):
+    """A pyte screen that answers the terminal's queries (device attributes, cursor position)."""
+
+    def __init__(self, fd):
+        super().__init__(COLS, ROWS)
+        self.fd = fd
+
+    def write_process_input(self, data):
+        os.write(self.fd, data.encode())
+
+
+def lua_string(s):
+    return json.dumps(s)  # a JSON string is a valid Lua string literal for these paths
+
+
+def init_lua(plugin, marks, settings):
+    env = os.environ
+    return f"""
+vim.opt.rtp:prepend({lua_string(plugin)})
+vim.o.termguicolors = true
+vim.o.number = true
+vim.o.laststatus = 2
+vim.o.shortmess = vim.o.shortmess .. 'I'
+local cf = require('crossfile')
+cf.setup({{ cmd = {{ {lua_string(env['CROSSFILE_BIN'])}, 'serve' }}, settings = vim.json.decode({lua_string(json.dumps(settings))}) }})
+vim.o.statusline = " %f  %=%{{v:lua.require'crossfile'.status()}} "
+local function mark(name) local f = assert(io.open({lua_string(marks)} .. '/' .. name, 'w')); f:close() end
+vim.schedule(function()
+  local ok, err = pcall(function()
+    cf.replay({{ cases = {lua_string(env['CROSSFILE_BENCH_CASES'])}, repos = {lua_string(env['CROSSFILE_BENCH_REPOS'])}, case = 0 }})
+    assert(vim.wait({STEP_SECONDS * 1000}, function() return cf.suggestion(0) ~= nil end, 100), 'no ghost text')
+    vim.api.nvim_echo({{ {{ '' }} }}, false, {{}})
+    vim.cmd.redraw({{ bang = true }})
+    mark('ghost')
+    vim.wait(1500)
+    vim.cmd('CrossfileCompare none bm25')
+    vim.cmd.redraw({{ bang = true }})
+    mark('compare')
+  end)
+  if not ok then
+    local f = assert(io.open({lua_string(marks)} .. '/error', 'w')); f:write(tostring(err)); f:close()
+  end
+end)
+"""
+
+
+def colour(c, default):
+    if c == "default":
+        return default
+    if len(c) == 6 and all(ch in "0123456789abcdefABCDEF" for ch in c):
+        return c
+    return {"black": "000000", "red": "cd3131", "green": "0dbc79", "brown": "e5e510", "blue": "2472c8",
+            "magenta": "bc3fbc", "cyan": "11a8cd", "white": "e5e5e5"}.get(c, default)
+
+
+def page(screen):
+    rows = []
+    for y in range(ROWS):
+        line = screen.buffer[y]
+        spans = []
+        for x in range(COLS):
+            ch = line[x]
+            fg, bg = colour(ch.fg, DEFAULT_FG), colour(ch.bg, DEFAULT_BG)
+            if ch.reverse:
+                fg, bg = bg, fg
+            if (x, y) == (screen.cursor.x, screen.cursor.y) and y < ROWS - 1:
+                fg, bg = DEFAULT_BG, DEFAULT_FG
+            style = f"color:#{fg};background:#{bg}"
+            if ch.bold:
+                style += ";font-weight:bold"
+            if ch.italics:
+                style += ";font-style:italic"
+            spans.append(f'<span style="{style}">{html.escape(ch.data or " ")}</span>')
+        rows.append(f'<div>{"".join(spans)}</div>')
+    body = "".join(rows)
+    return f"""<!doctype html><meta charset="utf-8"><style>
+html,body{{margin:0;background:#{DEFAULT_BG}}}
+pre{{margin:0;padding:6px;font:14px/18px 'DejaVu Sans Mono',monospace}}
+pre div{{height:18px;white-space:pre}}
+pre span{{display:inline-block;height:18px;vertical-align:top}}
+</style><pre>{body}</pre>"""
+
+
+def photograph(screen, out_png, tmp):
+    page_file = os.path.join(tmp, os.path.basename(out_png) + ".html")
+    with open(page_file, "w", encoding="utf-8") as f:
+        f.write(page(screen))
+    width, height = int(COLS * 8.43) + 14, ROWS * 18 + 12  # a DejaVu Sans Mono cell at 14 px: 8.43 x 18
+    subprocess.run(
+        [os.environ.get("CROSSFILE_CHROMIUM", "chromium"), "--headless", "--no-sandbox", "--disable-gpu",
+         "--hide-scrollbars", f"--window-size={width},{height}", f"--screenshot={out_png}", f"file://{page_file}"],
+        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    plugin = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    tmp = tempfile.mkdtemp(prefix="crossfile-nvim-shot.")
+    marks = os.path.join(tmp, "marks")
+    os.makedirs(marks)
+    settings = {"index": {"cache_dir": os.path.join(tmp, "cache")},
+                "model": {"path": os.environ["CROSSFILE_MODEL"], "n_ctx": 1024},
+                "prompt": {"max_new_tokens": 16}}
+    init = os.path.join(tmp, "init.lua")
+    with open(init, "w", encoding="utf-8") as f:
+        f.write(init_lua(plugin, marks, settings))
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
+    env = dict(os.environ, TERM="xterm-256color", COLORTERM="truecolor")
+    nvim = subprocess.Popen([os.environ["CROSSFILE_NVIM"], "-u", init, "-i", "NONE", "-n"],
+                            stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True, cwd=tmp)
+    os.close(slave)
+    screen = Terminal(master)
+    stream = pyte.ByteStream(screen)
+
+    def pump(seconds):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if ready:
+                try:
+                    stream.feed(os.read(master, 65536))
+                except OSError:
+                    return
+
+    def wait_for(name):
+        deadline = time.monotonic() + STEP_SECONDS
+        while time.monotonic() < deadline:
+            pump(0.2)
+            if os.path.exists(os.path.join(marks, "error")):
+                raise SystemExit("screenshot: " + open(os.path.join(marks, "error"), encoding="utf-8").read())
+            if os.path.exists(os.path.join(marks, name)):
+                pump(0.5)  # the redraw that follows the mark
+                return
+        screen_text = "\n".join(line.rstrip() for line in screen.display)
+        raise SystemExit(f"screenshot: no {name} within {STEP_SECONDS} s; the screen:\n{screen_text}")
+
+    try:
+        wait_for("ghost")
+        photograph(screen, os.path.join(out, "nvim-ghost.png"), tmp)
+        wait_for("compare")
+        photograph(screen, os.path.join(out, "nvim-compare.png"), tmp)
+    finally:
+        os.killpg(nvim.pid, 9)
+        nvim.wait()
+        subprocess.run(["rm", "-rf", tmp], check=False)
+    print(f"screenshot: {out}/nvim-ghost.png {out}/nvim-compare.png", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,136 @@
+// Activation: starts `crossfile serve` through vscode-languageclient (ghost text from
+// textDocument/inlineCompletion, completion items), sends the `crossfile.*` settings, and wires the
+// commands, the status bar and the views. Everything it shows comes from the server.
+
+import * as vscode from 'vscode';
+import { DidChangeConfigurationNotification, ExecuteCommandRequest, type LanguageClient, type Middleware } from 'vscode-languageclient/node';
+import type { CompareAnswer, ContextAnswer } from './protocol';
+import { Replay } from './replay';
+import { createClient, locate, showMissing } from './server';
+import { nest, serverKeys } from './settings';
+import { Status } from './status';
+import { ContextView, showCompare } from './views';
+
+let client: LanguageClient | undefined;
+
+/** The server options: every contributed server setting the user set, nested by its dots. */
+function serverSettings(contributed: Record<string, unknown>): Record<string, unknown> {
+  const config = vscode.workspace.getConfiguration('crossfile');
+  return nest(
+    serverKeys(contributed).map((key): [string, unknown] => {
+      const seen = config.inspect(key);
+      const set = seen?.workspaceFolderValue ?? seen?.workspaceValue ?? seen?.globalValue;
+      return [key, set === undefined || set === '' ? undefined : set];
+    }),
+  );
+}
+
+async function guarded(run: () => Promise<unknown>): Promise<void> {
+  try {
+    await run();
+  } catch (e) {
+    void vscode.window.showErrorMessage(e instanceof Error ? e.message : String(e));
+  }
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const contributed = (context.extension.packageJSON as { contributes: { configuration: { properties: Record<string, unknown> } } })
+    .contributes.configuration.properties;
+  const status = new Status();
+  const contextView = new ContextView();
+  context.subscriptions.push(status);
+
+  const execute = async <T>(command: string, argument?: unknown): Promise<T> => {
+    if (!client) throw new Error('crossfile: the server is not running (see the setting crossfile.serverPath)');
+    const args = argument === undefined ? [] : [argument];
+    return (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args })) as T;
+  };
+  const replay = new Replay(execute, context.workspaceState, status);
+
+  // After each inline completion: what it was made from, for the status bar and the context view.
+  let lastDocument: vscode.Uri | undefined;
+  const followLast = async (document: vscode.TextDocument): Promise<void> => {
+    lastDocument = document.uri;
+    const answer = await execute<ContextAnswer | null>('crossfile.context', { uri: document.uri.toString() });
+    if (!answer) return;
+    status.completed(answer.retriever, answer.latencyMs);
+    contextView.update(answer);
+  };
+  const middleware: Middleware = {
+    // One suggestion, shown once: with ghost text on, the suggest list gets no crossfile item (a
+    // second model request per keystroke, which would also cancel the ghost text's: the server
+    // answers one completion per document at a time). With it off, the list has the item.
+    provideCompletionItem: (document, position, ctx, token, next) =>
+      vscode.workspace.getConfiguration('editor.inlineSuggest', document).get<boolean>('enabled', true)
+        ? undefined
+        : next(document, position, ctx, token),
+    provideInlineCompletionItems: async (document, position, ctx, token, next) => {
+      const result = await next(document, position, ctx, token);
+      if (!token.isCancellationRequested) void followLast(document).catch(() => undefined);
+      return result;
+    },
+  };
+
+  const register = (id: string, run: () => Promise<unknown>) =>
+    context.subscriptions.push(vscode.commands.registerCommand(id, () => guarded(run)));
+  register('crossfile.replay', () => replay.pickAndReplay());
+  register('crossfile.next', () => replay.step('crossfile.nextCase'));
+  register('crossfile.previous', () => replay.step('crossfile.previousCase'));
+  register('crossfile.scoreBuffer', () => replay.score());
+  register('crossfile.compareRetrievers', async () => {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) throw new Error('crossfile: open a file and put the cursor where to compare');
+    const defaults = vscode.workspace.getConfiguration('crossfile').get<string[]>('compare.retrievers') ?? [];
+    const known = ['none', 'bm25', 'bm25-cceval', 'bm25-cceval-rg1', 'jaccard', 'dense', 'oracle', 'dataset', 'mmr:bm25', 'hybrid:bm25+jaccard'];
+    const specs = await vscode.window.showQuickPick(
+      [...new Set([...defaults, ...known])].map((label) => ({ label, picked: defaults.includes(label) })),
+      { canPickMany: true, title: 'crossfile: retrievers to compare', ignoreFocusOut: true },
+    );
+    if (!specs || specs.length === 0) return;
+    const answer = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `crossfile: comparing ${specs.length} retrievers…` },
+      () =>
+        execute<CompareAnswer>('crossfile.compare', {
+          uri: editor.document.uri.toString(),
+          position: { line: editor.selection.active.line, character: editor.selection.active.character },
+          retrievers: specs.map((s) => s.label),
+        }),
+    );
+    showCompare(answer);
+  });
+  register('crossfile.showContext', async () => {
+    // The active editor's last completion, else (a webview has the focus) the last one anywhere.
+    const uri = vscode.window.activeTextEditor?.document.uri ?? lastDocument;
+    contextView.show(uri ? await execute<ContextAnswer | null>('crossfile.context', { uri: uri.toString() }) : null);
+  });
+
+  const located = locate(vscode.workspace.getConfiguration('crossfile').get<string>('serverPath') ?? 'crossfile');
+  if ('error' in located) {
+    status.problem('no server');
+    void showMissing(located.error);
+    return;
+  }
+  client = createClient(located.path, serverSettings(contributed), middleware);
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!client || !e.affectsConfiguration('crossfile')) return;
+      if (e.affectsConfiguration('crossfile.serverPath')) {
+        void vscode.window.showInformationMessage('crossfile: reload the window to start the server from the new crossfile.serverPath');
+      }
+      void client.sendNotification(DidChangeConfigurationNotification.type, { settings: { crossfile: serverSettings(contributed) } });
+    }),
+  );
+  status.starting();
+  try {
+    await client.start();
+    status.ready();
+  } catch (e) {
+    status.problem('server failed');
+    void vscode.window.showErrorMessage(`crossfile: the server ${located.path} did not start: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+export async function deactivate(): Promise<void> {
+  await client?.stop();
+  client = undefined;
+}

@@ -1,0 +1,98 @@
+// The shapes of the server's `crossfile.*` command answers (README.md, "Commands"). Types only:
+// every value here comes from the server.
+
+export interface LspPosition {
+  line: number;
+  character: number;
+}
+
+export interface CaseRow {
+  id: string;
+  index: number;
+  language: string;
+  repository: string;
+  path: string;
+  line: number;
+}
+
+export interface ReplayedCase {
+  id: string;
+  index: number;
+  count: number;
+  benchmark: string;
+  language: string;
+  path: string;
+  line: number;
+  target: string;
+}
+
+export interface ReplayAnswer {
+  uri: string;
+  text: string;
+  position: LspPosition;
+  case: ReplayedCase;
+}
+
+export type Metrics = Record<string, number | string | null | { error: string }>;
+
+export interface ScoreAnswer {
+  caseId: string;
+  benchmark: string;
+  metrics: Metrics;
+  scored: 'raw' | 'given';
+  prediction: string;
+  reference: string;
+}
+
+export interface Chunk {
+  path: string;
+  uri: string | null;
+  startLine: number | null;
+  endLine: number | null;
+  score: number;
+  text?: string;
+}
+
+export interface PromptTokens {
+  crossfile: number;
+  left: number;
+  right: number;
+  total: number;
+}
+
+export interface DiffRun {
+  op: 'equal' | 'delete' | 'insert';
+  text: string;
+}
+
+export interface CompletionInfo {
+  retriever: string;
+  upperBound: boolean;
+  chunks?: Chunk[];
+  promptTokens?: PromptTokens;
+  suggestion?: string;
+  latencyMs?: number;
+  error?: string;
+}
+
+export interface CompareResult extends CompletionInfo {
+  diff?: DiffRun[];
+  metrics?: Metrics;
+}
+
+export interface CompareAnswer {
+  uri: string;
+  position: LspPosition;
+  caseId: string | null;
+  reference: string | null;
+  results: CompareResult[];
+}
+
+export interface ContextAnswer extends CompletionInfo {
+  uri: string;
+  position: LspPosition;
+  caseId: string | null;
+  rawSuggestion: string;
+  prompt: string;
+  timingsMs: Record<string, number | null>;
+}

@@ -1,0 +1,75 @@
+// The HTML bodies of the compare and context views, from the server's answers (escaped; no
+// computation beyond formatting). No vscode import, so it can be unit-tested.
+
+import type { Chunk, CompareAnswer, CompareResult, ContextAnswer, DiffRun, Metrics, PromptTokens } from './protocol';
+import { escapeHtml as h } from './webview';
+
+function num(value: unknown, digits = 1): string {
+  return typeof value === 'number' ? String(Number(value.toFixed(digits))) : '–';
+}
+
+function chunkLink(c: Chunk): string {
+  const lines = c.startLine !== null && c.endLine !== null ? `:${c.startLine}-${c.endLine}` : '';
+  const label = `${h(c.path)}${lines} <span class="muted">${num(c.score, 2)}</span>`;
+  if (!c.uri) return `<div class="chunk">${label}</div>`;
+  return `<a class="chunk" href="#" data-uri="${h(c.uri)}" data-line="${c.startLine ?? 1}">${label}</a>`;
+}
+
+function tokens(t: PromptTokens | undefined): string {
+  if (!t) return '';
+  return `<div>prompt tokens: cross-file ${t.crossfile} · left ${t.left} · right ${t.right} · total ${t.total}</div>`;
+}
+
+function metrics(m: Metrics | undefined): string {
+  if (!m) return '';
+  const rows = Object.entries(m).map(([k, v]) => {
+    const shown = typeof v === 'object' && v !== null ? `<span class="error">${h(v.error)}</span>` : h(num(v, 2));
+    return `<tr><th>${h(k)}</th><td class="metric" data-metric="${h(k)}">${shown}</td></tr>`;
+  });
+  return `<table class="metrics">${rows.join('')}</table>`;
+}
+
+function diff(runs: DiffRun[] | undefined): string {
+  if (!runs) return '';
+  const parts = runs.map((r) => {
+    if (r.op === 'delete') return `<del>${h(r.text)}</del>`;
+    if (r.op === 'insert') return `<ins>${h(r.text)}</ins>`;
+    return h(r.text);
+  });
+  return `<div class="muted">against the reference (<del>only in the reference</del> <ins>only in the suggestion</ins>):</div><pre class="diff">${parts.join('')}</pre>`;
+}
+
+function column(r: CompareResult): string {
+  const badge = r.upperBound ? ' <span class="badge" title="it sees the reference">upper bound</span>' : '';
+  const head = `<h2>${h(r.retriever)}${badge}</h2>`;
+  if (r.error) return `<div class="column${r.upperBound ? ' upper' : ''}" data-retriever="${h(r.retriever)}">${head}<div class="error">${h(r.error)}</div></div>`;
+  return `<div class="column${r.upperBound ? ' upper' : ''}" data-retriever="${h(r.retriever)}">${head}
+<div class="chunks">${(r.chunks ?? []).map(chunkLink).join('') || '<div class="muted">no chunks</div>'}</div>
+${tokens(r.promptTokens)}
+<div>suggestion:</div><pre class="suggestion">${h(r.suggestion ?? '')}</pre>
+${diff(r.diff)}
+<div>latency: ${num(r.latencyMs, 0)} ms</div>
+${metrics(r.metrics)}</div>`;
+}
+
+export function compareBody(a: CompareAnswer): string {
+  const where = `${h(a.uri)}:${a.position.line + 1}:${a.position.character + 1}`;
+  const ref = a.reference !== null ? `<div>reference (case ${h(a.caseId ?? '')}):</div><pre class="reference">${h(a.reference)}</pre>` : '';
+  return `<h1>Compare at ${where}</h1>${ref}<div class="columns">${a.results.map(column).join('')}</div>`;
+}
+
+export function contextBody(a: ContextAnswer | null): string {
+  if (!a) return '<h1>crossfile context</h1><p class="muted">No completion yet: type in a Python, Java, TypeScript or C# file.</p>';
+  const where = `${h(a.uri)}:${a.position.line + 1}:${a.position.character + 1}`;
+  const chunks = (a.chunks ?? []).map((c) => `${chunkLink(c)}<pre class="chunk-text">${h(c.text ?? '')}</pre>`).join('');
+  const timings = Object.entries(a.timingsMs ?? {})
+    .map(([k, v]) => `<tr><th>${h(k)}</th><td>${num(v, 1)} ms</td></tr>`)
+    .join('');
+  return `<h1>Last completion at ${where}</h1>
+<div>retriever: <b>${h(a.retriever)}</b>${a.upperBound ? ' <span class="badge">upper bound</span>' : ''} · latency ${num(a.latencyMs, 0)} ms${a.caseId ? ` · case ${h(a.caseId)}` : ''}</div>
+${tokens(a.promptTokens)}
+<h2>suggestion</h2><pre class="suggestion">${h(a.suggestion ?? '')}</pre>
+<h2>timings</h2><table class="timings">${timings}</table>
+<h2>chunks (${(a.chunks ?? []).length})</h2><div class="chunks">${chunks || '<div class="muted">none</div>'}</div>
+<h2>prompt</h2><pre class="prompt">${h(a.prompt)}</pre>`;
+}

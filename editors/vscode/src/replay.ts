@@ -1,0 +1,138 @@
+// Replay Case, Next Case, Previous Case and Score: pickers for the cases file, the repositories
+// folder (both remembered per workspace) and the case; the server lays the case out and scores it.
+
+import * as vscode from 'vscode';
+import type { CaseRow, ReplayAnswer, ScoreAnswer } from './protocol';
+import type { Status } from './status';
+
+export type Execute = <T>(command: string, argument?: unknown) => Promise<T>;
+
+const CASES_KEY = 'crossfile.replay.cases';
+const REPOS_KEY = 'crossfile.replay.repos';
+
+/**
+ * A path picked in a QuickPick: the remembered one, one typed into the box, or "Browse…" (the
+ * open dialog). Undefined when dismissed.
+ */
+async function pickPath(title: string, remembered: string | undefined, folder: boolean): Promise<string | undefined> {
+  const browse = '$(folder-opened) Browse…';
+  const qp = vscode.window.createQuickPick();
+  qp.title = title;
+  qp.placeholder = 'type a path and press Enter, or pick';
+  qp.ignoreFocusOut = true;
+  const fixed: vscode.QuickPickItem[] = [];
+  if (remembered) fixed.push({ label: remembered, description: 'last used' });
+  fixed.push({ label: browse });
+  qp.items = fixed;
+  qp.onDidChangeValue((value) => {
+    qp.items = value.trim() ? [{ label: value.trim(), description: 'typed' }, ...fixed] : fixed;
+  });
+  const picked = await new Promise<string | undefined>((resolve) => {
+    qp.onDidAccept(() => resolve(qp.selectedItems[0]?.label ?? (qp.value.trim() || undefined)));
+    qp.onDidHide(() => resolve(undefined));
+    qp.show();
+  });
+  qp.dispose();
+  if (picked !== browse) return picked;
+  const uris = await vscode.window.showOpenDialog({ canSelectFiles: !folder, canSelectFolders: folder, canSelectMany: false, title });
+  return uris?.[0]?.fsPath;
+}
+
+async function pickCase(rows: CaseRow[]): Promise<CaseRow | undefined> {
+  const items = rows.map((row) => ({ label: row.id, description: row.language, detail: `${row.path}:${row.line}`, row }));
+  const chosen = await vscode.window.showQuickPick(items, {
+    title: 'crossfile: case to replay',
+    matchOnDescription: true,
+    matchOnDetail: true,
+    ignoreFocusOut: true,
+  });
+  return chosen?.row;
+}
+
+export class Replay {
+  private caseId: string | undefined;
+  private uri: vscode.Uri | undefined;
+
+  constructor(
+    private readonly execute: Execute,
+    private readonly state: vscode.Memento,
+    private readonly status: Status,
+  ) {}
+
+  /** The replayed case at `uri`, if that is the replayed document. */
+  caseAt(uri: vscode.Uri): string | undefined {
+    return this.uri?.toString() === uri.toString() ? this.caseId : undefined;
+  }
+
+  async pickAndReplay(): Promise<void> {
+    const cases = await pickPath('crossfile: cases file (JSONL)', this.state.get<string>(CASES_KEY), false);
+    if (!cases) return;
+    const repos = await pickPath('crossfile: repositories folder', this.state.get<string>(REPOS_KEY), true);
+    if (!repos) return;
+    await this.state.update(CASES_KEY, cases);
+    await this.state.update(REPOS_KEY, repos);
+    const rows = await this.execute<CaseRow[]>('crossfile.listCases', { cases });
+    if (rows.length === 0) {
+      void vscode.window.showWarningMessage(`crossfile: no usable case in ${cases}`);
+      return;
+    }
+    const row = await pickCase(rows);
+    if (!row) return;
+    await this.open(await this.execute<ReplayAnswer>('crossfile.replayCase', { cases, repos, case: row.id }));
+  }
+
+  async step(command: 'crossfile.nextCase' | 'crossfile.previousCase'): Promise<void> {
+    if (!this.caseId) throw new Error('crossfile: no case is being replayed: run "Crossfile: Replay Case" first');
+    await this.open(await this.execute<ReplayAnswer>(command));
+  }
+
+  async score(): Promise<ScoreAnswer> {
+    if (!this.caseId || !this.uri) throw new Error('crossfile: no case is being replayed: run "Crossfile: Replay Case" first');
+    const answer = await this.execute<ScoreAnswer>('crossfile.score', { caseId: this.caseId, uri: this.uri.toString() });
+    const es = answer.metrics['es'];
+    this.status.scored(typeof es === 'number' ? es : undefined);
+    const metrics = Object.entries(answer.metrics)
+      .map(([k, v]) => `${k} ${typeof v === 'number' ? Number(v.toFixed(4)) : JSON.stringify(v)}`)
+      .join(' · ');
+    void vscode.window.showInformationMessage(`crossfile: case ${answer.caseId} (${answer.benchmark}, scored ${answer.scored}): ${metrics}`);
+    return answer;
+  }
+
+  /** Opens the case's document (with the server's text) at its cursor and asks for ghost text. */
+  private async open(answer: ReplayAnswer): Promise<void> {
+    const uri = vscode.Uri.parse(answer.uri);
+    const previous = this.uri;
+    if (previous && previous.toString() !== uri.toString()) await closeWithoutSaving(previous);
+    const doc = await vscode.workspace.openTextDocument(uri);
+    if (doc.getText() !== answer.text) {
+      const edit = new vscode.WorkspaceEdit();
+      edit.replace(uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), answer.text);
+      await vscode.workspace.applyEdit(edit);
+      await doc.save();
+    }
+    const editor = await vscode.window.showTextDocument(doc, { preview: false, viewColumn: vscode.ViewColumn.One });
+    const at = doc.validatePosition(new vscode.Position(answer.position.line, answer.position.character));
+    editor.selection = new vscode.Selection(at, at);
+    editor.revealRange(new vscode.Range(at, at), vscode.TextEditorRevealType.InCenter);
+    this.caseId = answer.case.id;
+    this.uri = uri;
+    this.status.replaying(answer.case.index, answer.case.count);
+    await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
+  }
+}
+
+/** The previous case's copy is put back on disk by the server: its editor goes, unsaved. */
+async function closeWithoutSaving(uri: vscode.Uri): Promise<void> {
+  const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs);
+  for (const tab of tabs) {
+    if (tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === uri.toString()) {
+      const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+      if (doc?.isDirty) {
+        await vscode.window.showTextDocument(doc, { preview: false });
+        await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+      } else {
+        await vscode.window.tabGroups.close(tab);
+      }
+    }
+  }
+}

@@ -1,0 +1,68 @@
+// The status bar item: `crossfile · <retriever> · <latency> ms`, and in replay `· case 12/70 · ES 71.4`.
+
+import * as vscode from 'vscode';
+
+export class Status implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('crossfile.status', vscode.StatusBarAlignment.Right, 100);
+  private retriever: string | undefined;
+  private latencyMs: number | undefined;
+  private replay: { index: number; count: number } | undefined;
+  private es: number | undefined;
+  private note: string | undefined;
+
+  constructor() {
+    this.item.name = 'crossfile';
+    this.item.command = 'crossfile.showContext';
+    this.render();
+    this.item.show();
+  }
+
+  completed(retriever: string, latencyMs: number | undefined): void {
+    this.retriever = retriever;
+    this.latencyMs = latencyMs;
+    this.note = undefined;
+    this.render();
+  }
+
+  replaying(index: number, count: number): void {
+    this.replay = { index, count };
+    this.es = undefined;
+    this.render();
+  }
+
+  scored(es: number | undefined): void {
+    this.es = es;
+    this.render();
+  }
+
+  /** Until the server has answered `initialize`: `crossfile · starting…`. */
+  starting(): void {
+    this.note = 'starting…';
+    this.render();
+  }
+
+  ready(): void {
+    this.note = undefined;
+    this.render();
+  }
+
+  problem(note: string): void {
+    this.note = note;
+    this.render();
+  }
+
+  private render(): void {
+    const parts = ['crossfile'];
+    if (this.retriever) parts.push(this.retriever);
+    if (this.latencyMs !== undefined) parts.push(`${Math.round(this.latencyMs)} ms`);
+    if (this.replay) parts.push(`case ${this.replay.index + 1}/${this.replay.count}`);
+    if (this.es !== undefined) parts.push(`ES ${this.es.toFixed(1)}`);
+    if (this.note) parts.push(this.note);
+    this.item.text = parts.join(' · ');
+    this.item.tooltip = 'crossfile: click to show what the last completion was made from';
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}

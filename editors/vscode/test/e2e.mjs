@@ -1,0 +1,185 @@
+// The extension end to end in code-server under headless Chromium, with the real server and the
+// embedded model (test/run starts everything and passes it in the environment). One line per test
+// and a last line `N passed, N failed`; exit 1 on any failure.
+import { chromium } from 'playwright-core';
+import { readFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+const env = (name) => {
+  const v = process.env[name];
+  if (!v) throw new Error(`e2e: ${name} is not set (run test/run)`);
+  return v;
+};
+const URL = env('E2E_URL');
+const WORKSPACE = env('E2E_WORKSPACE');
+const CASES = env('E2E_CASES');
+const REPOS = env('E2E_REPOS');
+const CASE_ID = env('E2E_CASE_ID');
+const CLI_ES = Number(env('E2E_CLI_ES'));
+const CLI_SUGGESTION = env('E2E_CLI_SUGGESTION');
+const ART = env('E2E_ARTIFACTS');
+mkdirSync(ART, { recursive: true });
+
+const COMPLETION_MS = 90_000;
+const browser = await chromium.launch({ executablePath: env('CROSSFILE_CHROMIUM'), headless: true, args: ['--no-sandbox'] });
+const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+const shot = (name) => page.screenshot({ path: join(ART, `${name}.png`) });
+
+async function palette(title) {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title.split(': ').pop() }).first().waitFor({ state: 'visible' });
+  await page.keyboard.press('Enter');
+}
+
+/** Types into the open QuickPick and accepts the row whose label is exactly `label` (default: the typed text). */
+async function pick(text, label = text) {
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(text);
+  const row = page.locator('.quick-input-list .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`) }) }).first();
+  await row.waitFor({ state: 'visible', timeout: 60_000 });
+  await row.click();
+}
+
+async function ghostText() {
+  const ghost = page.locator('.ghost-text-decoration, .ghost-text-decoration-preview').first();
+  await ghost.waitFor({ state: 'visible', timeout: COMPLETION_MS });
+  const parts = await page.locator('.ghost-text-decoration, .ghost-text-decoration-preview').allTextContents();
+  return parts.join('').replace(/\u00a0/g, ' ');
+}
+
+async function statusText() {
+  const item = page.locator('.statusbar-item', { hasText: 'crossfile' }).first();
+  if ((await item.count()) === 0) return '';
+  return ((await item.textContent()) ?? '').replace(/\u00a0/g, ' ').trim();
+}
+
+async function waitStatus(re) {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const text = await statusText();
+    if (re.test(text)) return text;
+    await page.waitForTimeout(200);
+  }
+  throw new Error(`status bar "${await statusText()}" never matched ${re}`);
+}
+
+/** The frame of a webview whose document holds `selector`. */
+async function webviewFrame(selector) {
+  const deadline = Date.now() + COMPLETION_MS;
+  while (Date.now() < deadline) {
+    for (const frame of page.frames()) {
+      if (await frame.locator(selector).count().catch(() => 0)) return frame;
+    }
+    await page.waitForTimeout(250);
+  }
+  throw new Error(`no webview shows ${selector}`);
+}
+
+function check(cond, message) {
+  if (!cond) throw new Error(message);
+}
+
+const tests = [];
+const test = (name, fn) => tests.push({ name, fn });
+
+test('opens the workspace; typing shows ghost text from the server, Tab accepts it', async () => {
+  await page.goto(`${URL}/?folder=${encodeURIComponent(WORKSPACE)}`);
+  await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+  await page.keyboard.press('Control+P');
+  await pick('src/click/core.py:1275', 'core.py');
+  await page.locator('.monaco-editor .view-lines').first().waitFor();
+  // Opening a Python file activates the extension; type once its server has answered `initialize`.
+  await waitStatus(/^crossfile$/);
+  await page.keyboard.press('End');
+  await page.keyboard.type('w');
+  // VS Code's word-based suggest list opens at once; while it is open, ghost text shows only if it
+  // extends the list's selected word. Escape closes it, as a user would, and the ghost text shows.
+  await page.locator('.suggest-widget.visible').waitFor({ timeout: 5_000 }).then(() => page.keyboard.press('Escape'), () => undefined);
+  const ghost = await ghostText();
+  check(ghost.length > 0, 'empty ghost text');
+  await shot('ghost-text');
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Control+S');
+  const file = join(WORKSPACE, 'src', 'click', 'core.py');
+  const deadline = Date.now() + 10_000;
+  let line = '';
+  while (Date.now() < deadline) {
+    line = readFileSync(file, 'utf8').split('\n')[1274];
+    if (line !== '        formatter.') break;
+    await page.waitForTimeout(200);
+  }
+  check(line === `        formatter.w${ghost}`, `line 1275 is ${JSON.stringify(line)}, want formatter.w + ${JSON.stringify(ghost)}`);
+  const status = await waitStatus(/crossfile · bm25-cceval-rg1 · \d+ ms/);
+  check(status.startsWith('crossfile'), status);
+});
+
+test('Replay Case opens the case at its cursor; accepted and scored, the ES equals bench run', async () => {
+  await palette('Crossfile: Replay Case');
+  await pick(CASES);
+  await pick(REPOS);
+  await pick(CASE_ID);
+  const ghost = await ghostText();
+  check(ghost === CLI_SUGGESTION.split('\n')[0], `ghost text ${JSON.stringify(ghost)} != bench run's ${JSON.stringify(CLI_SUGGESTION)}`);
+  await shot('replay-ghost');
+  await page.keyboard.press('Tab');
+  await page.waitForTimeout(300);
+  await palette('Crossfile: Score');
+  const status = await waitStatus(/ES \d/);
+  const es = Number(/ES (\d+(?:\.\d+)?)/.exec(status)[1]);
+  check(es === Number(CLI_ES.toFixed(1)), `status bar ES ${es} != bench run ES ${CLI_ES}`);
+  check(/case 1\/\d+/.test(status), status);
+  const note = page.locator('.notification-toast', { hasText: 'scored raw' }).first();
+  await note.waitFor({ timeout: 20_000 });
+  await shot('score');
+});
+
+test('Next Case moves on; Compare Retrievers shows one column per retriever with the diff', async () => {
+  await palette('Crossfile: Next Case');
+  await waitStatus(/case 2\//);
+  await ghostText();
+  await page.keyboard.press('Escape');
+  await palette('Crossfile: Compare Retrievers');
+  await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ state: 'visible' });
+  await page.keyboard.press('Enter');
+  const frame = await webviewFrame('.column');
+  const columns = await frame.locator('.column').evaluateAll((els) => els.map((e) => e.getAttribute('data-retriever')));
+  check(JSON.stringify(columns) === JSON.stringify(['none', 'bm25']), `columns ${JSON.stringify(columns)}`);
+  check((await frame.locator('pre.reference').count()) === 1, 'no reference shown at the case cursor');
+  check((await frame.locator('.column pre.diff').count()) === 2, 'a column has no diff against the reference');
+  check((await frame.locator('.column[data-retriever="bm25"] a.chunk').count()) > 0, 'bm25 shows no chunk');
+  check((await frame.locator('.column td.metric[data-metric="es"]').count()) === 2, 'a column has no ES');
+  await shot('compare');
+});
+
+test('Show Context shows the chunks and the exact prompt of the last completion', async () => {
+  await page.keyboard.press('Escape');
+  await palette('Crossfile: Show Context');
+  const frame = await webviewFrame('pre.prompt');
+  const prompt = await frame.locator('pre.prompt').textContent();
+  check(prompt.length > 100, `prompt is ${prompt.length} characters`);
+  check((await frame.locator('.chunks a.chunk, .chunks .chunk').count()) > 0, 'no chunk listed');
+  await shot('context');
+});
+
+let passed = 0;
+let failed = 0;
+for (const t of tests) {
+  const start = Date.now();
+  try {
+    await t.fn();
+    passed += 1;
+    console.log(`ok    ${t.name} (${((Date.now() - start) / 1000).toFixed(1)}s)`);
+  } catch (e) {
+    failed += 1;
+    console.log(`FAIL  ${t.name} (${((Date.now() - start) / 1000).toFixed(1)}s)\n    ${String(e?.stack ?? e).split('\n').slice(0, 4).join('\n    ')}`);
+    await shot(`failed-${tests.indexOf(t)}`).catch(() => undefined);
+  }
+}
+await browser.close();
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);
