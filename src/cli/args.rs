@@ -6,7 +6,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crossfile::config::{
     BackendOptions, IndexOptions, ModelOptions, Options, PostprocessOptions, PromptOptions,
-    RetrieveOptions, WorkspaceOptions,
+    RetrieveOptions, TrustOptions, WorkspaceOptions,
 };
 
 /// Repository-level code completion: cross-file retrieval, completion and benchmark replay.
@@ -237,6 +237,10 @@ pub struct IndexFlags {
     /// Chunks the `bm25` retriever ranks: fixed, sliding or syntax.
     #[arg(long, value_name = "KIND")]
     pub bm25_chunker: Option<String>,
+    /// Let the workspace's crossfile.toml choose the backend endpoint, API-key variables, model
+    /// and tokenizer files and the cache directory (ignored, with a warning, otherwise).
+    #[arg(long)]
+    pub trust_workspace: bool,
 }
 
 #[derive(Debug, Args)]
@@ -285,6 +289,10 @@ impl IndexFlags {
                 cache_dir: self.cache_dir.clone(),
                 bm25_chunker: self.bm25_chunker.clone(),
                 ..IndexOptions::default()
+            }),
+            trust: self.trust_workspace.then_some(TrustOptions {
+                workspace: Some(true),
+                workspaces: None,
             }),
             ..Options::default()
         }

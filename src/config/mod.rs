@@ -4,11 +4,13 @@
 //! [`Settings`] through one resolver. Layers, later winning: defaults, the user's config file
 //! (`$XDG_CONFIG_HOME/crossfile/crossfile.toml`, or `$CROSSFILE_CONFIG`), the workspace's
 //! `crossfile.toml`, command-line flags. Each layer is checked on its own, so every problem names
-//! the file it is in and its dotted key; all problems of a layer are reported together.
+//! the file it is in and its dotted key; all problems of a layer are reported together. What a
+//! workspace's file may set depends on whether the user trusts it ([`trust`]).
 
 mod check;
 mod options;
 mod settings;
+pub mod trust;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -16,12 +18,13 @@ use std::path::{Path, PathBuf};
 pub use check::{BACKEND_KINDS, TEMPLATES, UNITS};
 pub use options::{
     BackendOptions, DenseOptions, IndexOptions, LspOptions, ModelOptions, Options, Overlay,
-    PostprocessOptions, PromptOptions, RetrieveOptions, WorkspaceOptions,
+    PostprocessOptions, PromptOptions, RetrieveOptions, TrustOptions, WorkspaceOptions,
 };
 pub use settings::{
     BackendSettings, DenseSettings, IndexSettings, LspSettings, ModelSettings, PostprocessSettings,
     PromptSettings, RetrieveSettings, Settings, WorkspaceSettings,
 };
+pub use trust::Ignored;
 
 /// The workspace config file's name.
 pub const WORKSPACE_FILE: &str = "crossfile.toml";
@@ -88,23 +91,38 @@ impl Settings {
         Settings::load_with(root, Options::default())
     }
 
-    /// Like [`Settings::load`], with command-line options on top.
+    /// Like [`Settings::load`], with command-line options on top. Keys of the workspace's file
+    /// that an untrusted workspace may not set are logged as warnings and left out.
     pub fn load_with(root: &Path, flags: Options) -> Result<Settings, ConfigError> {
-        Settings::load_layers(user_config_path().as_deref(), root, flags)
+        let (settings, ignored) = Settings::load_reporting(root, flags)?;
+        for key in ignored {
+            tracing::warn!("{key}");
+        }
+        Ok(settings)
+    }
+
+    /// Like [`Settings::load_with`], returning the workspace file's ignored keys instead of
+    /// logging them (a language server shows them to the user).
+    pub fn load_reporting(
+        root: &Path,
+        flags: Options,
+    ) -> Result<(Settings, Vec<Ignored>), ConfigError> {
+        Settings::layers(user_config_path().as_deref(), Some(root), flags)
     }
 
     /// Settings outside any workspace (a language server with no folder open): the user's file
     /// and `flags`.
     pub fn load_without_workspace(flags: Options) -> Result<Settings, ConfigError> {
-        Settings::layers(user_config_path().as_deref(), None, flags)
+        Settings::layers(user_config_path().as_deref(), None, flags).map(|(settings, _)| settings)
     }
 
-    /// Settings from an explicit user config file (if any), the workspace's file and flags.
+    /// Settings from an explicit user config file (if any), the workspace's file and flags, with
+    /// the workspace file's ignored keys.
     pub fn load_layers(
         user_config: Option<&Path>,
         root: &Path,
         flags: Options,
-    ) -> Result<Settings, ConfigError> {
+    ) -> Result<(Settings, Vec<Ignored>), ConfigError> {
         Settings::layers(user_config, Some(root), flags)
     }
 
@@ -112,20 +130,30 @@ impl Settings {
         user_config: Option<&Path>,
         root: Option<&Path>,
         flags: Options,
-    ) -> Result<Settings, ConfigError> {
-        let mut merged = Options::default();
-        if let Some(path) = user_config
-            && let Some(options) = Options::read_file(path)?
-        {
-            merged = merged.overlay(options);
-        }
-        if let Some(root) = root
-            && let Some(options) = Options::read_file(&root.join(WORKSPACE_FILE))?
-        {
-            merged = merged.overlay(options);
-        }
+    ) -> Result<(Settings, Vec<Ignored>), ConfigError> {
+        let user = match user_config {
+            Some(path) => Options::read_file(path)?.unwrap_or_default(),
+            None => Options::default(),
+        };
         flags.check(&Source::CommandLine)?;
-        Ok(Settings::resolve(&merged.overlay(flags)))
+        let mut ignored = Vec::new();
+        let mut workspace = Options::default();
+        if let Some(root) = root {
+            let file = root.join(WORKSPACE_FILE);
+            if let Some(mut options) = Options::read_file(&file)? {
+                let trusted = trust::is_trusted(root, &user, &flags);
+                ignored = trust::restrict(&mut options, trusted)
+                    .into_iter()
+                    .map(|key| Ignored {
+                        file: file.clone(),
+                        key,
+                    })
+                    .collect();
+                workspace = options;
+            }
+        }
+        let merged = user.overlay(workspace).overlay(flags);
+        Ok((Settings::resolve(&merged), ignored))
     }
 }
 

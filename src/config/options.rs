@@ -30,7 +30,7 @@ pub trait Overlay {
 macro_rules! leaf_overlay {
     ($($ty:ty),*) => { $(impl Overlay for $ty { fn overlay(self, over: Self) -> Self { over } })* };
 }
-leaf_overlay!(u32, u64, usize, f64, String, PathBuf);
+leaf_overlay!(u32, u64, usize, f64, bool, String, PathBuf, Vec<PathBuf>);
 
 fn merge<T: Overlay>(base: Option<T>, over: Option<T>) -> Option<T> {
     match (base, over) {
@@ -50,6 +50,19 @@ options! {
         pub prompt: Option<PromptOptions>,
         pub postprocess: Option<PostprocessOptions>,
         pub lsp: Option<LspOptions>,
+        pub trust: Option<TrustOptions>,
+    }
+}
+
+options! {
+    /// `[trust]`: which workspaces' own `crossfile.toml` may choose endpoints, keys, files and
+    /// the cache (see `config::trust`). Read from the user's file, flags and the client only.
+    pub struct TrustOptions {
+        /// Trust every workspace (the user's file), or this one (`--trust-workspace`, an
+        /// editor's workspace trust).
+        pub workspace: Option<bool>,
+        /// Folders whose workspaces are trusted (themselves and everything under them).
+        pub workspaces: Option<Vec<PathBuf>>,
     }
 }
 
@@ -206,6 +219,16 @@ impl Options {
         if let Some(model) = self.model.as_mut() {
             resolve(&mut model.path);
             resolve(&mut model.tokenizer);
+        }
+        if let Some(folders) = self.trust.as_mut().and_then(|t| t.workspaces.as_mut()) {
+            let home = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf());
+            for folder in folders.iter_mut() {
+                if let (Ok(rest), Some(home)) = (folder.strip_prefix("~"), &home) {
+                    *folder = home.join(rest);
+                } else if folder.is_relative() {
+                    *folder = dir.join(&*folder);
+                }
+            }
         }
     }
 

@@ -11,7 +11,7 @@ use tower_lsp::lsp_types::{
 
 use super::state::{Folder, State};
 use super::{capabilities, convert, indexing, workspace_sync};
-use crate::config::{ConfigError, Options, Settings, Source};
+use crate::config::{ConfigError, Ignored, Options, Settings, Source};
 
 /// Reads the client's settings and workspace folders and announces the capabilities. A bad
 /// setting is shown to the user and the defaults stay in force.
@@ -64,7 +64,10 @@ pub async fn initialize(
             continue;
         };
         let settings = match folder_settings(&root, &options) {
-            Ok(settings) => settings,
+            Ok((settings, ignored)) => {
+                show_ignored(state, &ignored).await;
+                settings
+            }
             Err(e) => {
                 show_error(state, format!("{e}; using the defaults for this folder")).await;
                 Settings::resolve(&options)
@@ -113,9 +116,35 @@ pub fn client_options(value: Option<serde_json::Value>) -> Result<Options, Confi
     }
 }
 
-/// A folder's settings: defaults, the user's file, the folder's `crossfile.toml`, the client's.
-pub fn folder_settings(root: &std::path::Path, options: &Options) -> Result<Settings, ConfigError> {
-    Settings::load_with(root, options.clone())
+/// A folder's settings: defaults, the user's file, the folder's `crossfile.toml`, the client's;
+/// with the keys of the folder's file that were ignored because the folder is not trusted.
+pub fn folder_settings(
+    root: &std::path::Path,
+    options: &Options,
+) -> Result<(Settings, Vec<Ignored>), ConfigError> {
+    Settings::load_reporting(root, options.clone())
+}
+
+/// Logs the ignored keys of a folder's file and shows them to the user in one warning.
+pub async fn show_ignored(state: &State, ignored: &[Ignored]) {
+    if ignored.is_empty() {
+        return;
+    }
+    for key in ignored {
+        tracing::warn!("{key}");
+    }
+    let keys: Vec<&str> = ignored.iter().map(|i| i.key).collect();
+    let message = format!(
+        "crossfile: {}: ignored {} (the workspace is not trusted: it cannot choose endpoints, \
+         API-key variables, model files or the cache directory; trust it in your editor or in \
+         your crossfile config's [trust] workspaces)",
+        ignored[0].file.display(),
+        keys.join(", ")
+    );
+    state
+        .client
+        .show_message(MessageType::WARNING, message)
+        .await;
 }
 
 /// Logs `message` and shows it to the user as an error.

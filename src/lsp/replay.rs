@@ -291,7 +291,10 @@ async fn replay_folder(
     if let Some(folder) = state.folders().into_iter().find(|f| f.root == root) {
         return Ok(folder);
     }
-    let settings = folder_settings(root, options).map_err(|e| e.to_string())?;
+    let (settings, ignored) = folder_settings(root, options).map_err(|e| e.to_string())?;
+    for key in ignored {
+        tracing::warn!("{key}");
+    }
     let folder = Folder::new(
         root.to_path_buf(),
         format!("replay: {repository}"),

@@ -10,7 +10,7 @@ use tower_lsp::lsp_types::{
 };
 
 use super::indexing;
-use super::lifecycle::{client_options, folder_settings, show_error};
+use super::lifecycle::{client_options, folder_settings, show_error, show_ignored};
 use super::state::State;
 
 /// The files the index holds, for the client's file watcher.
@@ -42,7 +42,10 @@ pub async fn did_change_configuration(state: &Arc<State>, params: DidChangeConfi
     let mut reindex = Vec::new();
     for folder in state.folders() {
         let settings = match folder_settings(&folder.root, &options) {
-            Ok(settings) => settings,
+            Ok((settings, ignored)) => {
+                show_ignored(state, &ignored).await;
+                settings
+            }
             Err(e) => {
                 show_error(
                     state,

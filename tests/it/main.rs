@@ -12,6 +12,7 @@ mod config;
 mod dense;
 #[cfg(feature = "embedded")]
 mod embedded;
+mod hostile;
 mod http_backends;
 mod index_lifecycle;
 #[cfg(feature = "embedded")]

@@ -308,3 +308,12 @@ pub fn stdout(output: &Output) -> String {
 pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
+
+/// The default model, fetched once into the user's cache.
+pub fn default_model() -> PathBuf {
+    crossfile::model::fetch_default(
+        &crossfile::config::default_cache_dir(),
+        &crossfile::progress::Progress::none(),
+    )
+    .expect("fetch the default model")
+}

@@ -2,7 +2,7 @@
 //! four languages and on awkward text, for the default model's pre-tokenizer and, through
 //! vocabulary-only copies of its GGUF with another `tokenizer.ggml.pre`, for the others.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crossfile::backend::EmbeddedBackend;
 use crossfile::tokenize::{
@@ -11,14 +11,7 @@ use crossfile::tokenize::{
 
 use crate::support::{corpus_workspace, read_text, source_files};
 
-/// The default model, fetched once into the user's cache.
-pub fn default_model() -> PathBuf {
-    crossfile::model::fetch_default(
-        &crossfile::config::default_cache_dir(),
-        &crossfile::progress::Progress::none(),
-    )
-    .expect("fetch the default model")
-}
+pub use crate::support::default_model;
 
 /// Text that has tripped tokenizers up.
 const AWKWARD: &[&str] = &[

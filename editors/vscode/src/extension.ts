@@ -16,13 +16,16 @@ let client: LanguageClient | undefined;
 /** The server options: every contributed server setting the user set, nested by its dots. */
 function serverSettings(contributed: Record<string, unknown>): Record<string, unknown> {
   const config = vscode.workspace.getConfiguration('crossfile');
-  return nest(
-    serverKeys(contributed).map((key): [string, unknown] => {
+  return nest([
+    ...serverKeys(contributed).map((key): [string, unknown] => {
       const seen = config.inspect(key);
       const set = seen?.workspaceFolderValue ?? seen?.workspaceValue ?? seen?.globalValue;
       return [key, set === undefined || set === '' ? undefined : set];
     }),
-  );
+    // VS Code's workspace trust decides what the workspace's own crossfile.toml may choose
+    // (endpoints, API-key variables, model files, the cache directory).
+    ['trust.workspace', vscode.workspace.isTrusted],
+  ]);
 }
 
 async function guarded(run: () => Promise<unknown>): Promise<void> {
@@ -111,14 +114,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     return;
   }
   client = createClient(located.path, serverSettings(contributed), middleware);
+  const sendSettings = () =>
+    void client?.sendNotification(DidChangeConfigurationNotification.type, { settings: { crossfile: serverSettings(contributed) } });
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!client || !e.affectsConfiguration('crossfile')) return;
       if (e.affectsConfiguration('crossfile.serverPath')) {
         void vscode.window.showInformationMessage('crossfile: reload the window to start the server from the new crossfile.serverPath');
       }
-      void client.sendNotification(DidChangeConfigurationNotification.type, { settings: { crossfile: serverSettings(contributed) } });
+      sendSettings();
     }),
+    vscode.workspace.onDidGrantWorkspaceTrust(sendSettings),
   );
   status.starting();
   try {

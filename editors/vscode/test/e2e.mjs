@@ -35,8 +35,13 @@ async function palette(title) {
   await page.keyboard.press('Enter');
 }
 
-/** Types into the open QuickPick and accepts the row whose label is exactly `label` (default: the typed text). */
-async function pick(text, label = text) {
+/**
+ * Types into the open QuickPick and accepts the row whose label is exactly `label` (default: the
+ * typed text). With `title`, first waits for the QuickPick of that title (the previous one may
+ * still be closing).
+ */
+async function pick(text, label = text, title = undefined) {
+  if (title) await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ state: 'visible' });
   const input = page.locator('.quick-input-widget input');
   await input.waitFor({ state: 'visible' });
   await input.fill(text);
@@ -98,8 +103,13 @@ test('opens the workspace; typing shows ghost text from the server, Tab accepts 
   await page.keyboard.press('End');
   await page.keyboard.type('w');
   // VS Code's word-based suggest list opens at once; while it is open, ghost text shows only if it
-  // extends the list's selected word. Escape closes it, as a user would, and the ghost text shows.
-  await page.locator('.suggest-widget.visible').waitFor({ timeout: 5_000 }).then(() => page.keyboard.press('Escape'), () => undefined);
+  // extends the list's selected word, and closing it may cancel the request in flight. As a user
+  // would: Escape closes it, Alt+\ (Trigger Inline Suggestion) asks again.
+  const listed = await page.locator('.suggest-widget.visible').waitFor({ timeout: 5_000 }).then(() => true, () => false);
+  if (listed) {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Alt+Backslash');
+  }
   const ghost = await ghostText();
   check(ghost.length > 0, 'empty ghost text');
   await shot('ghost-text');
@@ -120,9 +130,9 @@ test('opens the workspace; typing shows ghost text from the server, Tab accepts 
 
 test('Replay Case opens the case at its cursor; accepted and scored, the ES equals bench run', async () => {
   await palette('Crossfile: Replay Case');
-  await pick(CASES);
-  await pick(REPOS);
-  await pick(CASE_ID);
+  await pick(CASES, CASES, 'cases file');
+  await pick(REPOS, REPOS, 'repositories folder');
+  await pick(CASE_ID, CASE_ID, 'case to replay');
   const ghost = await ghostText();
   check(ghost === CLI_SUGGESTION.split('\n')[0], `ghost text ${JSON.stringify(ghost)} != bench run's ${JSON.stringify(CLI_SUGGESTION)}`);
   await shot('replay-ghost');

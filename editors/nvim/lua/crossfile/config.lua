@@ -43,6 +43,7 @@ function M.apply(opts)
   check('auto_trigger', merged.auto_trigger, 'boolean')
   check('keymaps', merged.keymaps, 'table')
   check('timeout_ms', merged.timeout_ms, 'number')
+  if merged.trust_workspace ~= nil then check('trust_workspace', merged.trust_workspace, 'boolean') end
   if #merged.cmd == 0 then error('crossfile: setup: cmd is empty', 0) end
   M.options = merged
   return merged
@@ -79,9 +80,23 @@ function M.project_settings(root)
   return decoded
 end
 
---- The settings sent for a workspace root: setup()'s `settings`, then the project's file over them.
+--- Whether the server may apply what an untrusted `<root>/crossfile.toml` may not set (endpoints,
+--- API-key variables, model files, the cache directory): setup()'s `trust_workspace` when it is a
+--- boolean, else whether the user trusts that file through vim.secure (`:trust`).
+function M.trusts(root)
+  local forced = M.options.trust_workspace
+  if type(forced) == 'boolean' then return forced end
+  if not root then return false end
+  local path = vim.fs.joinpath(root, 'crossfile.toml')
+  return vim.uv.fs_stat(path) ~= nil and vim.secure.read(path) ~= nil
+end
+
+--- The settings sent for a workspace root: setup()'s `settings`, then the project's file over them,
+--- and the workspace's trust.
 function M.settings_for(root)
-  return vim.tbl_deep_extend('force', vim.deepcopy(M.options.settings), M.project_settings(root))
+  local settings = vim.tbl_deep_extend('force', vim.deepcopy(M.options.settings), M.project_settings(root))
+  if M.trusts(root) then settings.trust = vim.tbl_extend('force', settings.trust or {}, { workspace = true }) end
+  return settings
 end
 
 return M
