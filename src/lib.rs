@@ -33,6 +33,7 @@ pub mod complete;
 pub mod config;
 pub mod index;
 pub mod lang;
+pub mod lock;
 pub mod lsp;
 pub mod metrics;
 pub mod model;

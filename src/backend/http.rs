@@ -72,7 +72,7 @@ impl fmt::Debug for ApiKey {
 impl fmt::Debug for HttpClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HttpClient")
-            .field("base", &self.base)
+            .field("base", &redact_url_credentials(&self.base))
             .field("key", &self.key)
             .field("timeout", &self.timeout)
             .field("retries", &self.retries)
@@ -98,13 +98,13 @@ impl HttpClient {
         let url = reqwest::Url::parse(settings.endpoint).map_err(|e| {
             BackendError::Config(format!(
                 "{section}.endpoint `{}` is not a URL: {e}",
-                settings.endpoint
+                redact_url_credentials(settings.endpoint)
             ))
         })?;
         if !matches!(url.scheme(), "http" | "https") {
             return Err(BackendError::Config(format!(
                 "{section}.endpoint `{}` is not an http or https URL",
-                settings.endpoint
+                redact_url_credentials(settings.endpoint)
             )));
         }
         let key = match settings.api_key_env {
@@ -141,6 +141,11 @@ impl HttpClient {
         }
     }
 
+    /// [`HttpClient::url`] as it may be shown: without credentials.
+    pub(crate) fn shown_url(&self, path: &str) -> String {
+        redact_url_credentials(&self.url(path))
+    }
+
     /// The base URL's host, lower-cased (empty if it has none).
     pub(crate) fn host(&self) -> String {
         reqwest::Url::parse(&self.base)
@@ -163,7 +168,7 @@ impl HttpClient {
     {
         let url = self.url(path);
         let body = serde_json::to_vec(body).map_err(|e| BackendError::Malformed {
-            endpoint: url.clone(),
+            endpoint: redact_url_credentials(&url),
             message: format!("cannot encode the request: {e}"),
         })?;
         let mut attempt = 0u32;
@@ -180,25 +185,25 @@ impl HttpClient {
             let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
             let (error, after) = match outcome {
                 Outcome::Done(bytes) => {
-                    tracing::debug!(endpoint = %url, attempt, elapsed_ms, "http ok");
+                    tracing::debug!(endpoint = %redact_url_credentials(&url), attempt, elapsed_ms, "http ok");
                     return serde_json::from_slice(&bytes).map_err(|e| BackendError::Malformed {
-                        endpoint: url.clone(),
+                        endpoint: redact_url_credentials(&url),
                         message: format!("unexpected JSON: {e}"),
                     });
                 }
                 Outcome::Fail(error) => {
-                    tracing::debug!(endpoint = %url, attempt, elapsed_ms, kind = error.kind(), "http failed");
+                    tracing::debug!(endpoint = %redact_url_credentials(&url), attempt, elapsed_ms, kind = error.kind(), "http failed");
                     return Err(error);
                 }
                 Outcome::Retry { error, after } => (error, after),
             };
             if attempt >= self.retries {
-                tracing::debug!(endpoint = %url, attempt, elapsed_ms, kind = error.kind(), "http failed, no retries left");
+                tracing::debug!(endpoint = %redact_url_credentials(&url), attempt, elapsed_ms, kind = error.kind(), "http failed, no retries left");
                 return Err(error);
             }
             let delay = after.map_or_else(|| backoff(attempt), |d| d.min(RETRY_AFTER_CAP));
             tracing::debug!(
-                endpoint = %url,
+                endpoint = %redact_url_credentials(&url),
                 attempt,
                 elapsed_ms,
                 kind = error.kind(),
@@ -220,7 +225,7 @@ impl HttpClient {
         match tokio::time::timeout(self.timeout, self.exchange(url, body)).await {
             Ok(outcome) => outcome,
             Err(_) => Outcome::Fail(BackendError::Timeout {
-                endpoint: url.to_string(),
+                endpoint: redact_url_credentials(url),
                 after_ms: timeout_ms,
             }),
         }
@@ -243,14 +248,14 @@ impl HttpClient {
         };
         let status = response.status();
         let headers = response.headers().clone();
-        let bytes = response.bytes().await;
+        let bytes = read_bounded(response).await;
         if !status.is_success() {
             let body = match &bytes {
                 Ok(b) => truncate(&String::from_utf8_lossy(b), ERROR_BODY_LIMIT),
-                Err(_) => "(the body could not be read)".to_string(),
+                Err(_) => "(the body could not be read, or was too large)".to_string(),
             };
             let error = BackendError::Status {
-                endpoint: url.to_string(),
+                endpoint: redact_url_credentials(url),
                 status: status.as_u16(),
                 body: self.redact(&body),
             };
@@ -265,15 +270,24 @@ impl HttpClient {
         }
         let bytes = match bytes {
             Ok(bytes) => bytes,
-            Err(e) if e.is_timeout() => {
+            Err(BodyError::TooLarge) => {
+                return Outcome::Fail(BackendError::Malformed {
+                    endpoint: redact_url_credentials(url),
+                    message: format!(
+                        "the answer is larger than {} MiB, the limit on a model server's answer",
+                        MAX_ANSWER_BYTES >> 20
+                    ),
+                });
+            }
+            Err(BodyError::Read(e)) if e.is_timeout() => {
                 return Outcome::Fail(BackendError::Timeout {
-                    endpoint: url.to_string(),
+                    endpoint: redact_url_credentials(url),
                     after_ms: self.timeout.as_millis() as u64,
                 });
             }
-            Err(e) => {
+            Err(BodyError::Read(e)) => {
                 return Outcome::Fail(BackendError::Malformed {
-                    endpoint: url.to_string(),
+                    endpoint: redact_url_credentials(url),
                     message: self.redact(&format!("the body ended early: {}", chain(&e))),
                 });
             }
@@ -282,7 +296,7 @@ impl HttpClient {
             let kind = String::from_utf8_lossy(kind.as_bytes()).to_string();
             if !is_json(&kind) {
                 return Outcome::Fail(BackendError::Malformed {
-                    endpoint: url.to_string(),
+                    endpoint: redact_url_credentials(url),
                     message: self.redact(&format!(
                         "content type `{}` is not JSON; body starts {:?}",
                         truncate(&kind, 100),
@@ -291,7 +305,7 @@ impl HttpClient {
                 });
             }
         }
-        Outcome::Done(bytes.to_vec())
+        Outcome::Done(bytes)
     }
 
     /// Classifies a failure before any response arrived.
@@ -299,13 +313,13 @@ impl HttpClient {
         let message = self.redact(&chain(e));
         if e.is_timeout() {
             Outcome::Fail(BackendError::Timeout {
-                endpoint: url.to_string(),
+                endpoint: redact_url_credentials(url),
                 after_ms: self.timeout.as_millis() as u64,
             })
         } else if e.is_connect() {
             Outcome::Retry {
                 error: BackendError::Refused {
-                    endpoint: url.to_string(),
+                    endpoint: redact_url_credentials(url),
                     message,
                 },
                 after: None,
@@ -315,7 +329,7 @@ impl HttpClient {
             // refused connection, reported as a malformed exchange.
             Outcome::Retry {
                 error: BackendError::Malformed {
-                    endpoint: url.to_string(),
+                    endpoint: redact_url_credentials(url),
                     message: format!("no complete response: {message}"),
                 },
                 after: None,
@@ -323,13 +337,72 @@ impl HttpClient {
         }
     }
 
-    /// `text` with the API key, should it appear, replaced.
+    /// `text` with the API key and any URL's credentials, should they appear, replaced.
     fn redact(&self, text: &str) -> String {
+        let text = redact_url_credentials(text);
         match &self.key {
             Some(key) if !key.0.is_empty() => text.replace(&key.0, REDACTED),
-            _ => text.to_string(),
+            _ => text,
         }
     }
+}
+
+/// The most a server's answer may be: far more than any completion or embeddings batch, little
+/// enough that a broken or hostile server cannot exhaust memory.
+pub(crate) const MAX_ANSWER_BYTES: usize = 4 << 20;
+
+/// Why an answer's body was not read.
+enum BodyError {
+    /// Over [`MAX_ANSWER_BYTES`] (declared or received).
+    TooLarge,
+    Read(reqwest::Error),
+}
+
+/// The body of `response`, read chunk by chunk and given up past [`MAX_ANSWER_BYTES`], however
+/// the server sends it (a declared length or a chunked stream that never ends).
+async fn read_bounded(mut response: reqwest::Response) -> Result<Vec<u8>, BodyError> {
+    if response
+        .content_length()
+        .is_some_and(|n| n > MAX_ANSWER_BYTES as u64)
+    {
+        return Err(BodyError::TooLarge);
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(BodyError::Read)? {
+        if body.len() + chunk.len() > MAX_ANSWER_BYTES {
+            return Err(BodyError::TooLarge);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+/// `text` with the credentials of every URL in it (`scheme://user:password@host`) shown as
+/// `***`, for errors, logs and records: a password in an endpoint never leaves the process.
+pub(crate) fn redact_url_credentials(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("://") {
+        let (head, tail) = rest.split_at(i + 3);
+        out.push_str(head);
+        let end = tail
+            .find(|c: char| {
+                matches!(c, '/' | '?' | '#' | '"' | '\'' | '`' | ')' | '>' | ',')
+                    || c.is_whitespace()
+            })
+            .unwrap_or(tail.len());
+        let authority = &tail[..end];
+        match authority.rfind('@') {
+            Some(at) => {
+                out.push_str("***");
+                out.push_str(&authority[at..]);
+            }
+            None => out.push_str(authority),
+        }
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The text before the earliest occurrence of any non-empty stop string. Servers differ on
@@ -411,6 +484,34 @@ mod tests {
             retries: 0,
         })
         .expect("valid settings")
+    }
+
+    #[test]
+    fn credentials_in_urls_are_never_shown() {
+        for (text, want) in [
+            ("http://user:pw@host:8080/v1", "http://***@host:8080/v1"),
+            (
+                "error sending request for url (http://u:p%40ss@127.0.0.1:9/completion): refused",
+                "error sending request for url (http://***@127.0.0.1:9/completion): refused",
+            ),
+            (
+                "https://token@api.example/x and http://a:b@c",
+                "https://***@api.example/x and http://***@c",
+            ),
+            (
+                "http://127.0.0.1:8080/v1/completions",
+                "http://127.0.0.1:8080/v1/completions",
+            ),
+            ("no url at all: user:pw@host", "no url at all: user:pw@host"),
+        ] {
+            assert_eq!(redact_url_credentials(text), want, "{text}");
+        }
+        let http = client("http://user:s3cret@127.0.0.1:1");
+        assert_eq!(
+            http.shown_url("/completion"),
+            "http://***@127.0.0.1:1/completion"
+        );
+        assert!(!format!("{http:?}").contains("s3cret"));
     }
 
     #[test]

@@ -127,7 +127,7 @@ fn client(settings: &BackendSettings) -> Result<(HttpClient, bool), BackendError
 
 fn no_choices(http: &HttpClient, path: &str) -> BackendError {
     BackendError::Malformed {
-        endpoint: http.url(path),
+        endpoint: http.shown_url(path),
         message: "the answer has no choices".into(),
     }
 }

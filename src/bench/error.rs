@@ -25,10 +25,19 @@ pub enum BenchError {
         line: usize,
         message: String,
     },
+    /// An output path that is one of the command's inputs.
+    #[error(
+        "{} is also an input ({}): refusing to overwrite it, choose another output",
+        .output.display(),
+        .input.display()
+    )]
+    OutputIsInput { output: PathBuf, input: PathBuf },
     /// The channel of finished pairs closed early (cannot happen while the runner holds a
     /// sender; a panicking task reports its pair as an error).
     #[error("a completion task ended without reporting its result")]
     TaskLost,
+    #[error(transparent)]
+    Lock(#[from] crate::lock::LockError),
     #[error(transparent)]
     Index(#[from] crate::index::IndexError),
     #[error(transparent)]

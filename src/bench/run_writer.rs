@@ -1,6 +1,7 @@
 //! Appending to a run file, resumably: the records already there are read back, a torn last
 //! line (a writer killed mid-line) is cut off, and each new record is one `write` of a whole
-//! line, so a kill — even `kill -9` — loses at most the line being written.
+//! line, so a kill — even `kill -9` — loses at most the line being written. One writer at a
+//! time: a run file is locked while open (`crate::lock`), and a second writer is refused.
 
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
@@ -9,11 +10,13 @@ use std::path::{Path, PathBuf};
 
 use super::BenchError;
 use super::record::{RUN_FORMAT, RunRecord};
+use crate::lock::FileLock;
 
-/// A run file open for appending.
+/// A run file open for appending, locked against other writers.
 pub struct RunFile {
     path: PathBuf,
     file: File,
+    lock: FileLock,
 }
 
 /// What a run file already held.
@@ -29,6 +32,11 @@ pub struct Resumed {
 impl RunFile {
     /// Opens (or creates) `path`, reads its records and cuts a torn last line.
     pub fn open(path: &Path) -> Result<(RunFile, Resumed), BenchError> {
+        let lock = FileLock::acquire(path, "bench run is writing it")?;
+        RunFile::open_locked(path, lock)
+    }
+
+    fn open_locked(path: &Path, lock: FileLock) -> Result<(RunFile, Resumed), BenchError> {
         let write_err = |error| BenchError::Write {
             path: path.into(),
             error,
@@ -98,19 +106,20 @@ impl RunFile {
             RunFile {
                 path: path.into(),
                 file,
+                lock,
             },
             resumed,
         ))
     }
 
-    /// Rewrites the file without its error records, so that their pairs run again; the new
-    /// file replaces the old one atomically (a kill leaves one or the other). Returns how many
-    /// were dropped.
-    pub fn drop_errors(path: &Path) -> Result<usize, BenchError> {
-        let (_, resumed) = RunFile::open(path)?;
+    /// Like [`RunFile::open`], first rewriting the file without its error records so that their
+    /// pairs run again; the new file replaces the old one atomically (a kill leaves one or the
+    /// other). Also returns how many were dropped.
+    pub fn open_dropping_errors(path: &Path) -> Result<(RunFile, Resumed, usize), BenchError> {
+        let (run, resumed) = RunFile::open(path)?;
         let dropped = resumed.records.iter().filter(|r| r.error.is_some()).count();
         if dropped == 0 {
-            return Ok(0);
+            return Ok((run, resumed, 0));
         }
         let write_err = |error| BenchError::Write {
             path: path.into(),
@@ -128,7 +137,9 @@ impl RunFile {
         }
         tmp.as_file().sync_all().map_err(write_err)?;
         tmp.persist(path).map_err(|e| write_err(e.error))?;
-        Ok(dropped)
+        let RunFile { lock, .. } = run;
+        let (run, resumed) = RunFile::open_locked(path, lock)?;
+        Ok((run, resumed, dropped))
     }
 
     /// Appends one record as one line, in one `write`.

@@ -9,8 +9,10 @@
 //!
 //! A user may opt in to replaying in the repository itself ([`Sandbox::place_in_place`]). The
 //! file's bytes are saved first to `<dir>/in-place/` with a journal naming it, and
-//! [`Sandbox::restore_in_place`] puts them back: before the next case, when the session ends, and
-//! at the next start if the process was killed in between.
+//! [`Sandbox::restore_in_place`] puts them back: before the next case and when the session ends;
+//! [`Sandbox::restore_abandoned`] at the next start if the process was killed in between. Only
+//! the holder of an [`InPlaceLock`] (the journal's, and the repository's across cache folders)
+//! replays in place or restores, so a second process is refused, never interleaved.
 
 use std::fs;
 use std::io;
@@ -19,7 +21,24 @@ use std::path::{Path, PathBuf};
 use super::BenchError;
 use super::case::Case;
 use super::view::CaseView;
+use crate::lock::FileLock;
 use crate::workspace;
+
+/// This process's right to replay in place in one repository: the journal of the sandbox and
+/// the repository itself are locked against other processes until it is dropped.
+#[derive(Debug)]
+pub struct InPlaceLock {
+    repository: PathBuf,
+    _journal: FileLock,
+    _repository: FileLock,
+}
+
+impl InPlaceLock {
+    /// The repository it was taken for.
+    pub fn repository(&self) -> &Path {
+        &self.repository
+    }
+}
 
 /// The folder of replay copies.
 #[derive(Clone, Debug)]
@@ -71,10 +90,42 @@ impl Sandbox {
         Ok(Placed { root, file })
     }
 
+    /// Takes the in-place lock of `repository` (canonical): refused, naming the holder, while
+    /// another process replays in place in this sandbox or in that repository.
+    pub fn lock_in_place(&self, repository: &Path) -> Result<InPlaceLock, BenchError> {
+        let saved = self.dir.join("in-place");
+        fs::create_dir_all(&saved).map_err(|error| write_error(&saved, error))?;
+        let job = format!("in-place replay in {}", repository.display());
+        let journal = FileLock::acquire(&saved.join("journal"), &job)?;
+        let key = blake3::hash(repository.as_os_str().as_encoded_bytes()).to_hex();
+        let shared = std::env::temp_dir().join(format!("crossfile-in-place-{}.lock", &key[..16]));
+        let held = FileLock::acquire_at(shared, repository, &job)?;
+        Ok(InPlaceLock {
+            repository: repository.to_path_buf(),
+            _journal: journal,
+            _repository: held,
+        })
+    }
+
     /// Writes `case`'s file, laid out as `view`, in its repository itself, after saving the
     /// file's bytes and a journal naming them. Any earlier in-place case is restored first.
-    pub fn place_in_place(&self, case: &Case, view: &CaseView) -> Result<Placed, BenchError> {
-        self.restore_in_place()?;
+    pub fn place_in_place(
+        &self,
+        case: &Case,
+        view: &CaseView,
+        lock: &InPlaceLock,
+    ) -> Result<Placed, BenchError> {
+        if lock.repository != view.root {
+            return Err(BenchError::Case {
+                id: case.id.clone(),
+                message: format!(
+                    "the in-place lock is for {}, not {}",
+                    lock.repository.display(),
+                    view.root.display()
+                ),
+            });
+        }
+        self.restore_in_place(lock)?;
         let saved = self.dir.join("in-place");
         fs::create_dir_all(&saved).map_err(|error| write_error(&saved, error))?;
         let (file, _) =
@@ -98,8 +149,28 @@ impl Sandbox {
         })
     }
 
-    /// Puts back the file an in-place case changed, if any; returns it.
-    pub fn restore_in_place(&self) -> Result<Option<PathBuf>, BenchError> {
+    /// Puts back the file this process's in-place case changed, if any; returns it.
+    pub fn restore_in_place(&self, _lock: &InPlaceLock) -> Result<Option<PathBuf>, BenchError> {
+        self.restore_journal()
+    }
+
+    /// Puts back a file that a killed process left changed, if no live process holds the
+    /// journal (one that does is replaying: its file is left alone); returns it.
+    pub fn restore_abandoned(&self) -> Result<Option<PathBuf>, BenchError> {
+        let saved = self.dir.join("in-place");
+        if !saved.join("journal").exists() {
+            return Ok(None);
+        }
+        let _journal =
+            match FileLock::acquire(&saved.join("journal"), "restoring an in-place replay") {
+                Ok(lock) => lock,
+                Err(crate::lock::LockError::Held { .. }) => return Ok(None),
+                Err(e) => return Err(e.into()),
+            };
+        self.restore_journal()
+    }
+
+    fn restore_journal(&self) -> Result<Option<PathBuf>, BenchError> {
         let saved = self.dir.join("in-place");
         let journal = saved.join("journal");
         let file = match fs::read_to_string(&journal) {
@@ -183,8 +254,11 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(), BenchError> {
                 .map_err(|error| write_error(&target, error))?;
         } else if kind.is_dir() {
             copy_tree(&source, &target)?;
-        } else {
+        } else if kind.is_file() {
             fs::copy(&source, &target).map_err(|error| write_error(&target, error))?;
+        } else {
+            // A FIFO, socket or device: reading one could block forever, and it is no source.
+            tracing::warn!(path = %source.display(), "not a regular file: left out of the replay copy");
         }
     }
     Ok(())
@@ -284,11 +358,21 @@ mod tests {
         fs::write(repo.join("a.py"), a).expect("write");
         fs::write(repo.join("b.py"), "y = 2\nz = y\n").expect("write");
         let sandbox = Sandbox::new(temp.path().join("replay"));
-        assert_eq!(sandbox.restore_in_place().ok(), Some(None));
+        assert_eq!(sandbox.restore_abandoned().ok(), Some(None));
 
         let first = case("a.py", 1, "import os\nx = ", "os.getcwd()", "\n");
         let view = CaseView::new(&first, &repos).expect("view");
-        let placed = sandbox.place_in_place(&first, &view).expect("placed");
+        let lock = sandbox.lock_in_place(&view.root).expect("in-place lock");
+        // Another session on the same sandbox is refused while this one holds it.
+        let other = Sandbox::new(temp.path().join("replay"));
+        let refused = other.lock_in_place(&view.root).expect_err("held");
+        assert!(
+            refused.to_string().contains("in use by another crossfile"),
+            "{refused}"
+        );
+        let placed = sandbox
+            .place_in_place(&first, &view, &lock)
+            .expect("placed");
         assert_eq!(placed.file, repo.canonicalize().expect("root").join("a.py"));
         assert_eq!(
             fs::read_to_string(repo.join("a.py")).ok().as_deref(),
@@ -297,14 +381,22 @@ mod tests {
         // The next case restores the first file before it writes its own.
         let second = case("b.py", 1, "y = 2\nz = ", "y", "\n");
         let view = CaseView::new(&second, &repos).expect("view");
-        sandbox.place_in_place(&second, &view).expect("placed");
+        sandbox
+            .place_in_place(&second, &view, &lock)
+            .expect("placed");
         assert_eq!(
             fs::read(repo.join("a.py")).ok(),
             Some(a.as_bytes().to_vec())
         );
-        // A new session (as after a crash) restores what the last one left.
-        let later = Sandbox::new(temp.path().join("replay"));
-        let restored = later.restore_in_place().expect("restored");
+        // A live holder's file is not "abandoned": another session leaves it alone.
+        assert_eq!(other.restore_abandoned().ok(), Some(None));
+        assert_eq!(
+            fs::read_to_string(repo.join("b.py")).ok().as_deref(),
+            Some("y = 2\nz = \n")
+        );
+        // Its holder gone (as after a crash), a new session restores what it left.
+        drop(lock);
+        let restored = other.restore_abandoned().expect("restored");
         assert_eq!(
             restored,
             Some(repo.canonicalize().expect("root").join("b.py"))
@@ -313,6 +405,6 @@ mod tests {
             fs::read_to_string(repo.join("b.py")).ok().as_deref(),
             Some("y = 2\nz = y\n")
         );
-        assert_eq!(later.restore_in_place().ok(), Some(None));
+        assert_eq!(other.restore_abandoned().ok(), Some(None));
     }
 }

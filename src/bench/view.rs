@@ -45,6 +45,23 @@ impl CaseView {
                     message: e.to_string(),
                 }
             })?;
+        // The case's file must be there (and a file): otherwise the case cannot be laid out as
+        // its benchmark means, and the file that does hold the reference might be retrieved.
+        match std::fs::metadata(&abs) {
+            Ok(m) if m.is_file() => {}
+            Ok(_) => {
+                return Err(BenchError::Case {
+                    id: case.id.clone(),
+                    message: format!("{path}: not a regular file in {}", root.display()),
+                });
+            }
+            Err(e) => {
+                return Err(BenchError::Case {
+                    id: case.id.clone(),
+                    message: format!("{path}: the case's file is not in {}: {e}", root.display()),
+                });
+            }
+        }
         let root = root.canonicalize().map_err(|error| BenchError::Read {
             path: root.clone(),
             error,

@@ -43,6 +43,9 @@ pub enum TextArg {
 }
 
 pub fn run(args: &BenchExportArgs) -> anyhow::Result<()> {
+    if let Some(out) = &args.out {
+        crossfile::bench::outputs::refuse_overwriting_inputs(out, &[&args.run])?;
+    }
     let run = read_checked(&args.run)?;
     let params = ExportParams {
         format: match args.format {

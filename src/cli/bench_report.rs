@@ -25,6 +25,9 @@ pub struct BenchReportArgs {
 }
 
 pub fn run(args: &BenchReportArgs) -> anyhow::Result<()> {
+    if let Some(out) = &args.html {
+        crossfile::bench::outputs::refuse_overwriting_inputs(out, &[&args.run])?;
+    }
     let run = read_checked(&args.run)?;
     let report = build_report(&run, &Bootstrap::default());
     if let Some(out) = &args.html {

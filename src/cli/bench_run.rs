@@ -78,19 +78,35 @@ pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
     };
     let settings = Settings::load_with(std::path::Path::new("."), options)?;
 
+    crossfile::bench::outputs::refuse_overwriting_inputs(&args.out, &[&args.cases])?;
     let loaded = load_cases(&args.cases, args.format)?;
     for problem in &loaded.problems {
         tracing::warn!("skipped: {problem}");
     }
+    if loaded.cases.is_empty() {
+        anyhow::bail!(
+            "{}: no case to run ({} records skipped{}); nothing was written to {}",
+            args.cases.display(),
+            loaded.problems.len(),
+            if loaded.problems.is_empty() {
+                ", the file is empty".to_string()
+            } else {
+                format!(", is --format {} right?", args.format.name())
+            },
+            args.out.display()
+        );
+    }
     let cases = &loaded.cases[..args.limit.unwrap_or(usize::MAX).min(loaded.cases.len())];
-    if args.retry_errors {
-        let dropped = RunFile::drop_errors(&args.out)?;
+    let (mut file, resumed) = if args.retry_errors {
+        let (file, resumed, dropped) = RunFile::open_dropping_errors(&args.out)?;
         tracing::info!(
             "{dropped} error records dropped from {} to run again",
             args.out.display()
         );
-    }
-    let (mut file, resumed) = RunFile::open(&args.out)?;
+        (file, resumed)
+    } else {
+        RunFile::open(&args.out)?
+    };
     if resumed.torn_bytes > 0 {
         tracing::warn!(
             "{}: cut off a torn last line ({} bytes) left by a killed run",

@@ -146,7 +146,10 @@ impl Completer {
 
         let request = self.request(&prompt);
         let started = Instant::now();
-        let generation = self.backend.generate(&request, cancel).await?;
+        let generation = bound_to_budget(
+            self.backend.generate(&request, cancel).await?,
+            self.budget.max_new_tokens,
+        );
         let generate_ms = started.elapsed().as_secs_f64() * 1e3;
 
         let started = Instant::now();
@@ -209,4 +212,57 @@ impl Completer {
 
 fn ms(from: Instant, to: Instant) -> f64 {
     (to - from).as_secs_f64() * 1e3
+}
+
+/// More bytes than any token of any vocabulary holds: an answer longer than `max_new_tokens` of
+/// them is not what was asked for, whatever the server says.
+const MAX_TOKEN_BYTES: usize = 256;
+
+/// `generation` with its text cut (at a character boundary) to what `max_new_tokens` tokens can
+/// be, so a misbehaving server cannot hand back megabytes as a suggestion.
+fn bound_to_budget(mut generation: Generation, max_new_tokens: u32) -> Generation {
+    let limit = (max_new_tokens as usize).max(1) * MAX_TOKEN_BYTES;
+    if generation.text.len() > limit {
+        let mut end = limit;
+        while !generation.text.is_char_boundary(end) {
+            end -= 1;
+        }
+        tracing::warn!(
+            bytes = generation.text.len(),
+            max_new_tokens,
+            "the backend answered more than {max_new_tokens} tokens can be; cut to {end} bytes"
+        );
+        generation.text.truncate(end);
+    }
+    generation
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn generation(text: &str) -> Generation {
+        Generation {
+            text: text.into(),
+            prompt_tokens: None,
+            generated_tokens: None,
+            first_token_ms: None,
+            prompt_ms: None,
+            generate_ms: None,
+            cached: false,
+        }
+    }
+
+    #[test]
+    fn an_answer_longer_than_the_token_budget_allows_is_cut_at_a_character() {
+        let fits = "x".repeat(2 * MAX_TOKEN_BYTES);
+        assert_eq!(bound_to_budget(generation(&fits), 2).text, fits);
+        let long = "é".repeat(4 * MAX_TOKEN_BYTES);
+        let cut = bound_to_budget(generation(&long), 3).text;
+        assert_eq!(cut.len(), 3 * MAX_TOKEN_BYTES);
+        assert!(long.starts_with(&cut));
+        let odd = format!("a{long}");
+        let cut = bound_to_budget(generation(&odd), 1).text;
+        assert_eq!(cut.len(), MAX_TOKEN_BYTES - 1, "never half a character");
+    }
 }

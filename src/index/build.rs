@@ -394,6 +394,7 @@ fn classify(file: &SourceFile, snapshot: &Snapshot, max_bytes: u64) -> Candidate
             let reason = match e {
                 WorkspaceError::TooLarge { size, .. } => SkipReason::TooLarge { size },
                 WorkspaceError::Binary { .. } => SkipReason::Binary,
+                WorkspaceError::NotARegularFile { .. } => SkipReason::NotARegularFile,
                 other => SkipReason::Unreadable(other.to_string()),
             };
             return Candidate::Skip(Skipped {

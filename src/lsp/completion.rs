@@ -104,6 +104,7 @@ async fn suggest(
         return Ok(None);
     };
     let request = state.begin_request(uri);
+    tracing::debug!(%uri, line = position.line, character = position.character, "completion asked");
     // Dropped with this handler (`$/cancelRequest`): the task stops at its next check.
     let cancel_on_drop = request.token.clone().drop_guard();
     let buffer = folder.documents.text(&rel);
@@ -121,7 +122,10 @@ async fn suggest(
     state.end_request(uri, &request);
     let (text, retriever, t) = match outcome {
         Ok(Ok(done)) => done,
-        Ok(Err(Failure::Cancelled)) => return Err(jsonrpc::Error::request_cancelled()),
+        Ok(Err(Failure::Cancelled)) => {
+            tracing::debug!(%uri, "completion cancelled");
+            return Err(jsonrpc::Error::request_cancelled());
+        }
         Ok(Err(Failure::Engine(message))) => {
             tracing::warn!(%uri, "completion failed: {message}");
             return Err(internal(message));

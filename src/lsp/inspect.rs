@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 use tower_lsp::lsp_types::{Position, Url};
 
 use super::at_cursor::{self, Done, Failure};
@@ -48,7 +47,7 @@ pub async fn compare(state: &Arc<State>, args: CompareArgs) -> Result<Value, Str
     let (folder, rel) = state
         .locate(&args.uri)
         .ok_or_else(|| format!("uri: {} is in no workspace folder", args.uri))?;
-    let cancel = CancellationToken::new();
+    let cancel = state.session_token();
     // Dropped with the request (`$/cancelRequest`): generation stops.
     let _cancel_on_drop = cancel.clone().drop_guard();
     let buffer = folder.documents.text(&rel);

@@ -42,6 +42,8 @@ use tower_lsp::LspService;
 const CONCURRENCY: usize = 32;
 /// The buffer of the pipe between the checked input and tower-lsp.
 const PIPE_BYTES: usize = 256 * 1024;
+/// After the end of input, how long what was already read (a `shutdown` and `exit`) may take.
+const END_OF_INPUT_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
 
 pub use memory::limit_arenas;
 
@@ -89,14 +91,21 @@ where
         .concurrency_level(CONCURRENCY)
         .serve(service);
     tokio::pin!(reading, serving);
-    let mut read_all = false;
-    // `exit` ends the session at once; tower-lsp alone would wait for the end of input. The end
-    // of input closes the pipe, and tower-lsp ends once it has read what is left.
-    loop {
-        tokio::select! {
-            () = &mut serving => break,
-            () = exited.notified() => break,
-            () = &mut reading, if !read_all => read_all = true,
+    // `exit` ends the session at once; tower-lsp alone would wait for the end of input. At the
+    // end of input no one will read an answer: all work is cancelled, what was already read (a
+    // `shutdown` and `exit` sent just before closing) is handled for a moment, and it ends.
+    tokio::select! {
+        () = &mut serving => {}
+        () = exited.notified() => {}
+        () = &mut reading => {
+            if let Some(state) = state.get() {
+                state.end_session();
+            }
+            tokio::select! {
+                () = &mut serving => {}
+                () = exited.notified() => {}
+                () = tokio::time::sleep(END_OF_INPUT_GRACE) => {}
+            }
         }
     }
     // However the session ended, a file an in-place replay changed is put back.

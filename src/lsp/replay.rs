@@ -19,7 +19,7 @@ use super::convert::normalize_newlines;
 use super::lifecycle::folder_settings;
 use super::state::{Folder, State};
 use crate::bench::replay::{LaidOut, lay_out};
-use crate::bench::{Case, CaseView, Sandbox, Target};
+use crate::bench::{Case, CaseView, InPlaceLock, Sandbox, Target};
 use crate::complete::Completer;
 use crate::index::{Index, Progress};
 
@@ -29,6 +29,8 @@ pub struct Replay {
     /// Held through a whole command, so commands replay one at a time.
     session: tokio::sync::Mutex<Option<Session>>,
     current: Mutex<Option<Arc<ReplayedCase>>>,
+    /// While a case is replayed in place: this process's lock on the journal and repository.
+    in_place: Mutex<Option<InPlaceLock>>,
 }
 
 /// A loaded cases file.
@@ -179,19 +181,34 @@ async fn open(state: &Arc<State>, s: &mut Session, at: usize) -> Result<Value, S
     let repos = s.repos.clone();
     let for_copy = case.clone();
     let in_place = s.in_place;
-    let (view, placed) = tokio::task::spawn_blocking(move || {
+    let mut held = lock_ignoring_poison(&state.replay.in_place).take();
+    let (view, placed, held) = tokio::task::spawn_blocking(move || {
         let view = CaseView::new(&for_copy, &repos)?;
+        // The file the last case changed in place goes back first (in another repository, the
+        // lock goes with it).
+        if let Some(lock) = held.take() {
+            sandbox.restore_in_place(&lock)?;
+            if in_place && lock.repository() == view.root {
+                held = Some(lock);
+            }
+        }
         let placed = if in_place {
-            sandbox.place_in_place(&for_copy, &view)?
+            let lock = match held.take() {
+                Some(lock) => lock,
+                None => sandbox.lock_in_place(&view.root)?,
+            };
+            let placed = sandbox.place_in_place(&for_copy, &view, &lock)?;
+            held = Some(lock);
+            placed
         } else {
-            sandbox.restore_in_place()?;
             sandbox.place(&for_copy, &view)?
         };
-        Ok::<_, crate::bench::BenchError>((view, placed))
+        Ok::<_, crate::bench::BenchError>((view, placed, held))
     })
     .await
     .map_err(|e| e.to_string())?
     .map_err(|e| e.to_string())?;
+    *lock_ignoring_poison(&state.replay.in_place) = held;
 
     let folder = replay_folder(state, &placed.root, &case.repository, &options).await?;
     // The template decides whether the case's right context may be indexed.
@@ -268,7 +285,14 @@ fn sandbox(state: &State) -> Sandbox {
 /// Puts back a file an in-place replay changed (at shutdown, at the end of the session, and at
 /// start for one a killed server left); says which.
 pub fn restore_in_place(state: &State) -> Option<PathBuf> {
-    match sandbox(state).restore_in_place() {
+    let sandbox = sandbox(state);
+    let held = lock_ignoring_poison(&state.replay.in_place).take();
+    let restored = match &held {
+        Some(lock) => sandbox.restore_in_place(lock),
+        None => sandbox.restore_abandoned(),
+    };
+    drop(held);
+    match restored {
         Ok(Some(file)) => {
             tracing::info!(file = %file.display(), "restored the file an in-place replay changed");
             Some(file)
@@ -302,4 +326,12 @@ async fn replay_folder(
     );
     state.add_folder(folder.clone());
     Ok(folder)
+}
+
+/// The mutex's value, also after a panic elsewhere (the value is still consistent: it is only
+/// ever replaced whole).
+fn lock_ignoring_poison<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }

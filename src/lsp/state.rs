@@ -36,6 +36,9 @@ pub struct State {
     engine: tokio::sync::Mutex<Option<(Arc<Settings>, Engine)>>,
     /// The cancel token of the completion in flight, per document.
     inflight: Mutex<HashMap<Url, (u64, CancellationToken)>>,
+    /// The parent of every request's cancel token: cancelled when the session ends (the client's
+    /// input closed), so no work outlives it.
+    session: CancellationToken,
     next_request: AtomicU64,
     /// Whether the client takes `window/workDoneProgress/create`.
     pub work_done_progress: AtomicBool,
@@ -112,6 +115,7 @@ impl State {
             folders: RwLock::new(Vec::new()),
             engine: tokio::sync::Mutex::new(None),
             inflight: Mutex::new(HashMap::new()),
+            session: CancellationToken::new(),
             next_request: AtomicU64::new(0),
             work_done_progress: AtomicBool::new(false),
             watch_registration: AtomicBool::new(false),
@@ -220,11 +224,22 @@ impl State {
         Ok(engine)
     }
 
+    /// A cancel token for work that is not a document's completion (compare); cancelled with
+    /// the session.
+    pub fn session_token(&self) -> CancellationToken {
+        self.session.child_token()
+    }
+
+    /// Cancels all work in flight, for good: the session is over.
+    pub fn end_session(&self) {
+        self.session.cancel();
+    }
+
     /// A fresh cancel token for a completion in `uri`; the previous one for that document is
     /// cancelled (a newer request wins).
     pub fn begin_request(&self, uri: &Url) -> InFlight {
         let id = self.next_request.fetch_add(1, Ordering::Relaxed);
-        let token = CancellationToken::new();
+        let token = self.session.child_token();
         let mut inflight = self.inflight.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, older)) = inflight.insert(uri.clone(), (id, token.clone())) {
             older.cancel();

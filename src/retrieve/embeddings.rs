@@ -125,7 +125,7 @@ impl EmbeddingClient {
             .post_json(PATH, &body, &CancellationToken::new())
             .await?;
         let malformed = |message: String| BackendError::Malformed {
-            endpoint: self.http.url(PATH),
+            endpoint: self.http.shown_url(PATH),
             message,
         };
         if answer.data.len() != texts.len() {

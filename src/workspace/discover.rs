@@ -34,6 +34,8 @@ pub enum SkipReason {
     LeavesRoot,
     /// The walk could not read it (permissions, a symlink loop, ...).
     Unreadable(String),
+    /// A FIFO, socket or device named like a source file: reading it could block forever.
+    NotARegularFile,
 }
 
 /// A file or directory left out, and why.
@@ -94,7 +96,13 @@ pub fn discover(root: &Path, settings: &WorkspaceSettings) -> Result<Discovery, 
                 });
                 continue;
             }
+        } else if entry.file_type().is_some_and(|t| t.is_dir()) {
+            continue;
         } else if !entry.file_type().is_some_and(|t| t.is_file()) {
+            discovery.skipped.push(Skipped {
+                path: path.into(),
+                reason: SkipReason::NotARegularFile,
+            });
             continue;
         }
         let metadata = match std::fs::metadata(path) {

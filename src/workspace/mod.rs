@@ -31,6 +31,8 @@ pub enum WorkspaceError {
     NotADirectory { path: PathBuf },
     #[error("{}: is outside the workspace {}", .path.display(), .root.display())]
     OutsideRoot { path: PathBuf, root: PathBuf },
+    #[error("{}: not a regular file (a FIFO, socket or device is never read)", .path.display())]
+    NotARegularFile { path: PathBuf },
     #[error("{}: looks binary (it has NUL bytes)", .path.display())]
     Binary { path: PathBuf },
     #[error("{}: {size} bytes is over the limit of {limit} (workspace.max_file_bytes)", .path.display())]

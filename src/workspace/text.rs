@@ -34,7 +34,11 @@ pub fn read_source(path: &Path, max_bytes: u64) -> Result<SourceText, WorkspaceE
         path: path.into(),
         error,
     };
-    let size = std::fs::metadata(path).map_err(read_err)?.len();
+    let metadata = std::fs::metadata(path).map_err(read_err)?;
+    if !metadata.is_file() {
+        return Err(WorkspaceError::NotARegularFile { path: path.into() });
+    }
+    let size = metadata.len();
     if size > max_bytes {
         return Err(WorkspaceError::TooLarge {
             path: path.into(),

@@ -16,7 +16,7 @@ pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(120);
 /// A language client over the server's stdin and stdout.
 pub struct Client {
     child: Child,
-    stdin: ChildStdin,
+    stdin: Option<ChildStdin>,
     inbox: Receiver<Value>,
     /// Notifications from the server, in order.
     pub notifications: Vec<Value>,
@@ -79,7 +79,7 @@ impl Client {
         });
         Client {
             child,
-            stdin,
+            stdin: Some(stdin),
             inbox,
             notifications: Vec::new(),
             responses: Vec::new(),
@@ -99,8 +99,9 @@ impl Client {
 
     /// Writes `bytes` as they are: a frame of the test's own making, well formed or not.
     pub fn send_raw(&mut self, bytes: &[u8]) {
-        self.stdin.write_all(bytes).expect("write");
-        self.stdin.flush().expect("flush");
+        let stdin = self.stdin.as_mut().expect("the server's input is open");
+        stdin.write_all(bytes).expect("write");
+        stdin.flush().expect("flush");
     }
 
     /// A notification; `Value::Null` params are left out, as `shutdown` and `exit` want.
@@ -236,6 +237,21 @@ impl Client {
     pub fn kill(mut self) {
         self.child.kill().expect("kill");
         let _ = self.child.wait();
+    }
+
+    /// Closes the server's input, as an editor that dies does, and waits (up to 120 s) for the
+    /// server to exit: its exit code and how long it took.
+    pub fn close_input(mut self) -> (Option<i32>, Duration) {
+        self.stdin = None;
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(120) {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return (status.code(), started.elapsed());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        panic!("the server did not exit after its input closed");
     }
 
     /// `shutdown`, `exit`, and the exit code.

@@ -28,7 +28,7 @@ fn run_records(path: &Path) -> BTreeMap<String, Value> {
 }
 
 /// A digest of every file under `root` (path and bytes), to show a repository is untouched.
-fn tree_digest(root: &Path) -> BTreeMap<String, Vec<u8>> {
+pub fn tree_digest(root: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut files = BTreeMap::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {

@@ -126,7 +126,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(sendSettings),
   );
-  status.starting();
   try {
     await client.start();
     status.ready();

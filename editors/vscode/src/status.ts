@@ -8,7 +8,8 @@ export class Status implements vscode.Disposable {
   private latencyMs: number | undefined;
   private replay: { index: number; count: number } | undefined;
   private es: number | undefined;
-  private note: string | undefined;
+  // Until the server has answered `initialize` (`ready()`), so the bare name never shows early.
+  private note: string | undefined = 'starting…';
 
   constructor() {
     this.item.name = 'crossfile';
@@ -32,12 +33,6 @@ export class Status implements vscode.Disposable {
 
   scored(es: number | undefined): void {
     this.es = es;
-    this.render();
-  }
-
-  /** Until the server has answered `initialize`: `crossfile · starting…`. */
-  starting(): void {
-    this.note = 'starting…';
     this.render();
   }
 

@@ -50,9 +50,9 @@ async function pick(text, label = text, title = undefined) {
   await row.click();
 }
 
-async function ghostText() {
+async function ghostText(timeout = COMPLETION_MS) {
   const ghost = page.locator('.ghost-text-decoration, .ghost-text-decoration-preview').first();
-  await ghost.waitFor({ state: 'visible', timeout: COMPLETION_MS });
+  await ghost.waitFor({ state: 'visible', timeout });
   const parts = await page.locator('.ghost-text-decoration, .ghost-text-decoration-preview').allTextContents();
   return parts.join('').replace(/\u00a0/g, ' ');
 }
@@ -105,12 +105,23 @@ test('opens the workspace; typing shows ghost text from the server, Tab accepts 
   // VS Code's word-based suggest list opens at once; while it is open, ghost text shows only if it
   // extends the list's selected word, and closing it may cancel the request in flight. As a user
   // would: Escape closes it, Alt+\ (Trigger Inline Suggestion) asks again.
-  const listed = await page.locator('.suggest-widget.visible').waitFor({ timeout: 5_000 }).then(() => true, () => false);
-  if (listed) {
-    await page.keyboard.press('Escape');
-    await page.keyboard.press('Alt+Backslash');
+  let ghost;
+  for (let attempt = 1; ghost === undefined; attempt += 1) {
+    if (attempt === 2) {
+      // Type the character again, as a user whose ghost text did not come would.
+      await page.keyboard.press('Backspace');
+      await page.keyboard.type('w');
+    }
+    const listed = await page.locator('.suggest-widget.visible').waitFor({ timeout: 3_000 }).then(() => true, () => false);
+    if (listed) await page.keyboard.press('Escape');
+    if (attempt === 3) await palette('Trigger Inline Suggestion');
+    else if (listed) await page.keyboard.press('Alt+Backslash');
+    console.log(`      attempt ${attempt}: suggest list ${listed ? 'closed' : 'not shown'}`);
+    ghost = await ghostText(30_000).catch((e) => {
+      if (attempt >= 3) throw e;
+      return undefined;
+    });
   }
-  const ghost = await ghostText();
   check(ghost.length > 0, 'empty ghost text');
   await shot('ghost-text');
   await page.keyboard.press('Tab');
