@@ -21,7 +21,6 @@ pub enum LockError {
     #[error("cannot lock {}: {error}", .path.display())]
     Io {
         path: PathBuf,
-        #[source]
         error: std::io::Error,
     },
 }

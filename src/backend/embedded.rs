@@ -423,6 +423,9 @@ fn load_model(path: &Path, vocab_only: bool) -> Result<LlamaModel, BackendError>
         model: path.display().to_string(),
         message,
     };
+    if path.is_dir() {
+        return Err(error("a folder, not a GGUF file".into()));
+    }
     if !path.is_file() {
         return Err(error("no such file".into()));
     }

@@ -26,6 +26,8 @@ use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
 
 use super::BackendError;
+use super::answer::{BodyError, MAX_ANSWER_BYTES, read_bounded};
+pub(crate) use super::redact::redact_url_credentials;
 
 /// First backoff delay; it doubles per retry.
 const BACKOFF_BASE: Duration = Duration::from_millis(200);
@@ -347,64 +349,6 @@ impl HttpClient {
     }
 }
 
-/// The most a server's answer may be: far more than any completion or embeddings batch, little
-/// enough that a broken or hostile server cannot exhaust memory.
-pub(crate) const MAX_ANSWER_BYTES: usize = 4 << 20;
-
-/// Why an answer's body was not read.
-enum BodyError {
-    /// Over [`MAX_ANSWER_BYTES`] (declared or received).
-    TooLarge,
-    Read(reqwest::Error),
-}
-
-/// The body of `response`, read chunk by chunk and given up past [`MAX_ANSWER_BYTES`], however
-/// the server sends it (a declared length or a chunked stream that never ends).
-async fn read_bounded(mut response: reqwest::Response) -> Result<Vec<u8>, BodyError> {
-    if response
-        .content_length()
-        .is_some_and(|n| n > MAX_ANSWER_BYTES as u64)
-    {
-        return Err(BodyError::TooLarge);
-    }
-    let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(BodyError::Read)? {
-        if body.len() + chunk.len() > MAX_ANSWER_BYTES {
-            return Err(BodyError::TooLarge);
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(body)
-}
-
-/// `text` with the credentials of every URL in it (`scheme://user:password@host`) shown as
-/// `***`, for errors, logs and records: a password in an endpoint never leaves the process.
-pub(crate) fn redact_url_credentials(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find("://") {
-        let (head, tail) = rest.split_at(i + 3);
-        out.push_str(head);
-        let end = tail
-            .find(|c: char| {
-                matches!(c, '/' | '?' | '#' | '"' | '\'' | '`' | ')' | '>' | ',')
-                    || c.is_whitespace()
-            })
-            .unwrap_or(tail.len());
-        let authority = &tail[..end];
-        match authority.rfind('@') {
-            Some(at) => {
-                out.push_str("***");
-                out.push_str(&authority[at..]);
-            }
-            None => out.push_str(authority),
-        }
-        rest = &tail[end..];
-    }
-    out.push_str(rest);
-    out
-}
-
 /// The text before the earliest occurrence of any non-empty stop string. Servers differ on
 /// whether they include the stop string they hit; cutting here makes every backend agree.
 pub(crate) fn cut_at_stop<'a>(text: &'a str, stops: &[String]) -> &'a str {
@@ -487,25 +431,7 @@ mod tests {
     }
 
     #[test]
-    fn credentials_in_urls_are_never_shown() {
-        for (text, want) in [
-            ("http://user:pw@host:8080/v1", "http://***@host:8080/v1"),
-            (
-                "error sending request for url (http://u:p%40ss@127.0.0.1:9/completion): refused",
-                "error sending request for url (http://***@127.0.0.1:9/completion): refused",
-            ),
-            (
-                "https://token@api.example/x and http://a:b@c",
-                "https://***@api.example/x and http://***@c",
-            ),
-            (
-                "http://127.0.0.1:8080/v1/completions",
-                "http://127.0.0.1:8080/v1/completions",
-            ),
-            ("no url at all: user:pw@host", "no url at all: user:pw@host"),
-        ] {
-            assert_eq!(redact_url_credentials(text), want, "{text}");
-        }
+    fn a_clients_urls_and_debug_hide_credentials() {
         let http = client("http://user:s3cret@127.0.0.1:1");
         assert_eq!(
             http.shown_url("/completion"),

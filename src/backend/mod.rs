@@ -7,6 +7,7 @@
 //! an HTTP status, sent a malformed body, refused the connection or was cancelled, so a replay
 //! records an *error*, never a *miss*.
 
+mod answer;
 mod cache;
 #[cfg(feature = "embedded")]
 mod embedded;
@@ -15,6 +16,7 @@ mod llamacpp;
 mod none;
 mod ollama;
 mod openai;
+mod redact;
 mod tgi;
 
 use std::sync::Arc;

@@ -143,29 +143,28 @@ pub struct LoadedCases {
 /// Loads every record of `path`. Only an unreadable file is an error; a bad record is a
 /// problem, and so is a second record with an id already seen (the first one is kept).
 pub fn load_cases(path: &Path, format: CaseFormat) -> Result<LoadedCases, BenchError> {
-    let text = std::fs::read_to_string(path).map_err(|error| BenchError::Read {
-        path: path.into(),
-        error,
-    })?;
     let mut loaded = LoadedCases::default();
     let mut seen = HashSet::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
+    for line in super::jsonl::read_lines(path)? {
+        let number = line.number;
         let problem = |field: &str, message: String| CaseProblem {
             file: path.into(),
-            line: i + 1,
+            line: number,
             field: field.into(),
             message,
         };
-        let case = match format {
-            CaseFormat::Cceval => parse_record::<CcevalRecord>(line).and_then(cceval_case),
-            CaseFormat::Repoeval => parse_record::<RepoevalRecord>(line).and_then(repoeval_case),
-        };
+        let case = line
+            .text
+            .map_err(|m| (".".to_string(), m))
+            .and_then(|text| match format {
+                CaseFormat::Cceval => parse_record::<CcevalRecord>(&text).and_then(cceval_case),
+                CaseFormat::Repoeval => {
+                    parse_record::<RepoevalRecord>(&text).and_then(repoeval_case)
+                }
+            });
         match case {
             Ok(mut case) if seen.insert(case.id.clone()) => {
-                case.record_line = i + 1;
+                case.record_line = number;
                 loaded.cases.push(case);
             }
             Ok(case) => loaded.problems.push(problem(

@@ -13,6 +13,7 @@ mod error;
 pub mod export;
 pub mod formats;
 mod html;
+mod jsonl;
 pub mod markdown;
 pub mod mine;
 pub mod outputs;

@@ -25,23 +25,21 @@ pub struct LoadedPredictions {
 /// Loads every line of `path`; a bad line, or a second prediction for a task id, is a problem
 /// naming the line and field.
 pub fn load_predictions(path: &Path) -> Result<LoadedPredictions, BenchError> {
-    let text = std::fs::read_to_string(path).map_err(|error| BenchError::Read {
-        path: path.into(),
-        error,
-    })?;
     let mut loaded = LoadedPredictions::default();
     let mut seen = std::collections::HashSet::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
+    for line in super::jsonl::read_lines(path)? {
+        let number = line.number;
         let problem = |field: String, message: String| CaseProblem {
             file: path.into(),
-            line: i + 1,
+            line: number,
             field,
             message,
         };
-        match super::case::parse_record::<Prediction>(line) {
+        let parsed = line
+            .text
+            .map_err(|m| (".".to_string(), m))
+            .and_then(|text| super::case::parse_record::<Prediction>(&text));
+        match parsed {
             Ok(p) if seen.insert(p.task_id.clone()) => loaded.predictions.push(p),
             Ok(p) => loaded.problems.push(problem(
                 "task_id".into(),

@@ -24,7 +24,6 @@ pub enum RunFileError {
     #[error("{}: cannot read: {error}", path.display())]
     Read {
         path: PathBuf,
-        #[source]
         error: std::io::Error,
     },
     #[error("{}:{line}: field `{field}`: {message}", path.display())]
@@ -143,6 +142,16 @@ fn torn_warning(path: &Path, line: usize, why: &str) -> String {
     )
 }
 
+/// Whether a per-case metric can have `value`: exact matches and identifier scores lie in
+/// [0, 1], edit similarities in [0, 100] (CrossCodeEval's scale; RepoEval's is [0, 1]).
+fn metric_in_range(name: &str, value: f64) -> bool {
+    match name {
+        "em" | "id_em" | "id_precision" | "id_recall" | "id_f1" => (0.0..=1.0).contains(&value),
+        "es" | "es_with_python_levenshtein" => (0.0..=100.0).contains(&value),
+        _ => true,
+    }
+}
+
 /// The first thing wrong with a well-formed record, as (field, message).
 fn problem(record: &RunRecord) -> Option<(&'static str, String)> {
     if record.version != RUN_FORMAT {
@@ -165,6 +174,13 @@ fn problem(record: &RunRecord) -> Option<(&'static str, String)> {
             "metrics",
             format!("`{name}` is {value}, not a finite number"),
         ));
+    }
+    if let Some((name, value)) = record
+        .metrics
+        .iter()
+        .find(|(name, value)| !metric_in_range(name, **value))
+    {
+        return Some(("metrics", format!("`{name}` is {value}, outside its range")));
     }
     if record.error.is_some() && !record.metrics.is_empty() {
         return Some((
@@ -291,6 +307,20 @@ mod tests {
             error.to_string(),
             "run.jsonl:3: duplicate (case, retriever) pair (\"a\", \"bm25\"), first on line 1"
         );
+    }
+
+    #[test]
+    fn impossible_metrics_are_refused_naming_line_and_field() {
+        for (name, value) in [("em", -5.0), ("es", 1e308), ("id_f1", 1.5), ("es", -0.1)] {
+            let mut r = record("c1", "bm25", 1.0);
+            r.metrics.insert(name.to_string(), value);
+            let error = parse(&lines(&[r])).expect_err("impossible metric");
+            let text = error.to_string();
+            assert!(
+                text.contains(":1") && text.contains("field `metrics`") && text.contains(name),
+                "{text}"
+            );
+        }
     }
 
     #[test]

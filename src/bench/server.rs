@@ -11,11 +11,7 @@ use serde_json::json;
 #[derive(Debug, thiserror::Error)]
 pub enum ServerError {
     #[error("{}: cannot start: {error}", .bin)]
-    Spawn {
-        bin: String,
-        #[source]
-        error: std::io::Error,
-    },
+    Spawn { bin: String, error: std::io::Error },
     #[error("{url}: not healthy after {seconds} s")]
     NotHealthy { url: String, seconds: u64 },
     #[error("{url}: {message}")]

@@ -61,7 +61,6 @@ pub enum ConfigError {
     #[error("{origin}: cannot read: {error}")]
     Read {
         origin: Source,
-        #[source]
         error: std::io::Error,
     },
     #[error("{origin}:{line}: not valid TOML: {message}")]
@@ -138,7 +137,8 @@ impl Settings {
         flags.check(&Source::CommandLine)?;
         let mut ignored = Vec::new();
         let mut workspace = Options::default();
-        if let Some(root) = root {
+        // A root that is no folder has no config file (the command then says it is no folder).
+        if let Some(root) = root.filter(|r| r.is_dir()) {
             let file = root.join(WORKSPACE_FILE);
             if let Some(mut options) = Options::read_file(&file)? {
                 let trusted = trust::is_trusted(root, &user, &flags);

@@ -34,7 +34,6 @@ pub enum IndexError {
     #[error("{}: {error}", .path.display())]
     Io {
         path: PathBuf,
-        #[source]
         error: std::io::Error,
     },
     #[error("index {}: {message}", .dir.display())]

@@ -44,7 +44,12 @@ pub async fn execute(
         NEXT_CASE => replay::step(state, 1).await,
         PREVIOUS_CASE => replay::step(state, -1).await,
         SCORE => score::score_case(state, args(command, argument)?).await,
-        COMPARE => inspect::compare(state, args(command, argument)?).await,
+        COMPARE => {
+            let args: inspect::CompareArgs = args(command, argument)?;
+            let specs = inspect::compare_specs(&args)
+                .map_err(|e| jsonrpc::Error::invalid_params(format!("{command}: {e}")))?;
+            inspect::compare(state, args, specs).await
+        }
         CONTEXT => Ok(inspect::context(state, args(command, argument)?)),
         LIST_CASES => cases::list_cases(state, args(command, argument)?).await,
         other => {

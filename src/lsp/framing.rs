@@ -29,6 +29,9 @@ const CONTENT_LENGTH: &[u8] = b"Content-Length";
 const MAX_HEADER_BYTES: usize = 64 * 1024;
 /// Bytes read from the client at a time.
 const READ_BYTES: usize = 64 * 1024;
+/// The largest message body taken (a `didOpen` of a file many times `workspace.max_file_bytes`
+/// fits); a longer one is read past without being kept, and answered as an invalid request.
+pub const MAX_MESSAGE_BYTES: usize = 64 << 20;
 
 /// Copies messages from `input` (the client) to `output` (tower-lsp's end of a pipe) until the
 /// input ends or the pipe closes, replacing each undecodable one with a [`MALFORMED`] request.
@@ -62,6 +65,30 @@ where
             continue;
         };
         buffer.drain(..header_end + 4);
+        if length > MAX_MESSAGE_BYTES {
+            tracing::warn!(length, "skipping a message over {MAX_MESSAGE_BYTES} bytes");
+            let mut left = length;
+            let kept = left.min(buffer.len());
+            buffer.drain(..kept);
+            left -= kept;
+            while left > 0 {
+                match input.read(&mut chunk).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => {
+                        let used = n.min(left);
+                        left -= used;
+                        buffer.extend_from_slice(&chunk[used..n]);
+                    }
+                }
+            }
+            let refused = json!({"jsonrpc": "2.0", "id": null, "method": MALFORMED,
+                "params": {"code": -32600, "message": format!(
+                    "a message of {length} bytes, over the limit of {MAX_MESSAGE_BYTES} bytes: skipped")}});
+            if !forward(&mut output, refused.to_string().as_bytes()).await {
+                return;
+            }
+            continue;
+        }
         while buffer.len() < length {
             match input.read(&mut chunk).await {
                 Ok(0) | Err(_) => return,
@@ -73,16 +100,21 @@ where
             Ok(()) => body,
             Err(replacement) => replacement.to_string().into_bytes(),
         };
-        let header = format!("Content-Length: {}\r\n\r\n", body.len());
-        let written = async {
-            output.write_all(header.as_bytes()).await?;
-            output.write_all(&body).await?;
-            output.flush().await
-        };
-        if written.await.is_err() {
+        if !forward(&mut output, &body).await {
             return;
         }
     }
+}
+
+/// Writes `body` as one framed message; `false` when the pipe is closed.
+async fn forward<O: AsyncWrite + Unpin>(output: &mut O, body: &[u8]) -> bool {
+    let header = format!("Content-Length: {}\r\n\r\n", body.len());
+    let written = async {
+        output.write_all(header.as_bytes()).await?;
+        output.write_all(body).await?;
+        output.flush().await
+    };
+    written.await.is_ok()
 }
 
 /// The answer to a [`MALFORMED`] request: the error it carries, for the id it carries.
@@ -234,6 +266,28 @@ mod tests {
                 serde_json::from_slice::<Value>(good).unwrap_or_default()
             );
         }
+    }
+
+    #[test]
+    fn a_message_over_the_limit_is_read_past_and_refused() {
+        let good = br#"{"jsonrpc":"2.0","method":"exit"}"#;
+        let huge = vec![b' '; MAX_MESSAGE_BYTES + 10];
+        let mut input = frame(&huge);
+        input.extend(frame(good));
+        let bodies = check_all(&input);
+        assert_eq!(bodies.len(), 2, "{bodies:?}");
+        assert_eq!(bodies[0]["method"], json!(MALFORMED));
+        assert_eq!(bodies[0]["params"]["code"], json!(-32600));
+        assert!(
+            bodies[0]["params"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("over the limit")),
+            "{bodies:?}"
+        );
+        assert_eq!(
+            bodies[1],
+            serde_json::from_slice::<Value>(good).unwrap_or_default()
+        );
     }
 
     #[test]

@@ -30,9 +30,8 @@ pub struct ContextArgs {
     pub uri: Url,
 }
 
-/// Completes at one cursor with each retriever in turn (the same text, index and model), and
-/// scores each when the cursor is a replayed case's. A retriever that fails has an `error`.
-pub async fn compare(state: &Arc<State>, args: CompareArgs) -> Result<Value, String> {
+/// The retrievers `args` names, checked (a bad one is the caller's bad argument).
+pub fn compare_specs(args: &CompareArgs) -> Result<Vec<RetrieverSpec>, String> {
     let specs = args
         .retrievers
         .iter()
@@ -44,6 +43,16 @@ pub async fn compare(state: &Arc<State>, args: CompareArgs) -> Result<Value, Str
     if specs.is_empty() {
         return Err("retrievers: name at least one retriever".into());
     }
+    Ok(specs)
+}
+
+/// Completes at one cursor with each retriever in turn (the same text, index and model), and
+/// scores each when the cursor is a replayed case's. A retriever that fails has an `error`.
+pub async fn compare(
+    state: &Arc<State>,
+    args: CompareArgs,
+    specs: Vec<RetrieverSpec>,
+) -> Result<Value, String> {
     let (folder, rel) = state
         .locate(&args.uri)
         .ok_or_else(|| format!("uri: {} is in no workspace folder", args.uri))?;

@@ -37,6 +37,8 @@ pub struct Replay {
 struct Session {
     file: PathBuf,
     repos: PathBuf,
+    /// The format the cases were asked for as (`None`: told from the file).
+    format: Option<String>,
     cases: Vec<Case>,
     /// The case open now.
     at: usize,
@@ -121,7 +123,7 @@ pub async fn replay_case(state: &Arc<State>, args: ReplayArgs) -> Result<Value, 
     let mut session = state.replay.session.lock().await;
     let reuse = session
         .as_ref()
-        .is_some_and(|s| s.file == file && s.repos == repos);
+        .is_some_and(|s| s.file == file && s.repos == repos && s.format == args.format);
     if !reuse {
         if !repos.is_dir() {
             return Err(format!("repos: {} is not a folder", repos.display()));
@@ -130,6 +132,7 @@ pub async fn replay_case(state: &Arc<State>, args: ReplayArgs) -> Result<Value, 
         *session = Some(Session {
             file: loaded.file,
             repos,
+            format: args.format.clone(),
             cases: loaded.cases,
             at: 0,
             in_place: false,

@@ -35,7 +35,6 @@ pub enum ModelError {
     #[error("{}: {error}", .path.display())]
     Io {
         path: PathBuf,
-        #[source]
         error: std::io::Error,
     },
     #[error("`{command}` failed: {message}")]
@@ -50,6 +49,8 @@ pub enum ModelError {
     Member { path: PathBuf, member: String },
     #[error("model.path {}: no such file", .path.display())]
     Missing { path: PathBuf },
+    #[error("model.path {}: a folder, not a GGUF file", .path.display())]
+    Folder { path: PathBuf },
 }
 
 /// Where the default model is cached: `<cache_dir>/models/<file name of the member>`.
@@ -66,6 +67,7 @@ pub fn resolve(
 ) -> Result<PathBuf, ModelError> {
     match configured {
         Some(path) if path.is_file() => Ok(path.to_path_buf()),
+        Some(path) if path.is_dir() => Err(ModelError::Folder { path: path.into() }),
         Some(path) => Err(ModelError::Missing { path: path.into() }),
         None => fetch_default(cache_dir, progress),
     }

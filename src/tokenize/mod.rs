@@ -37,7 +37,6 @@ pub enum TokenizeError {
     #[error("{}: cannot read: {error}", .path.display())]
     Read {
         path: PathBuf,
-        #[source]
         error: std::io::Error,
     },
     #[error("{}: not a GGUF file: {why}", .path.display())]

@@ -24,7 +24,6 @@ pub enum WorkspaceError {
     #[error("{}: cannot read: {error}", .path.display())]
     Read {
         path: PathBuf,
-        #[source]
         error: std::io::Error,
     },
     #[error("{}: not a directory", .path.display())]

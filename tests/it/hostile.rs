@@ -783,3 +783,122 @@ fn a_repository_holding_a_fifo_is_replayed_without_it() {
     assert!(!copy_root.join("fifo.py").exists(), "the FIFO was copied");
     assert_eq!(client.finish(true), Some(0));
 }
+
+#[test]
+fn small_things_are_said_clearly() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cache = dir.path().join("cache");
+    let user = dir.path().join("none.toml");
+
+    // One byte that is not UTF-8 costs its line, named, not the file.
+    let good = dev_cases(dir.path(), 2);
+    let text = std::fs::read(&good).expect("read");
+    let mut bytes = b"{\"bad\": \"\xff\"}\n".to_vec();
+    bytes.extend(&text);
+    let cases = dir.path().join("latin1.jsonl");
+    std::fs::write(&cases, bytes).expect("write");
+    let run = dir.path().join("run.jsonl");
+    let repos = bench_repos();
+    let args = [
+        &bench_run_args(
+            "cceval",
+            cases.to_str().expect("utf-8"),
+            repos.to_str().expect("utf-8"),
+            run.to_str().expect("utf-8"),
+        )[..],
+        &["--backend", "none", "--json"],
+    ]
+    .concat();
+    let out = crossfile_with(&args, &cache, &user, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("latin1.jsonl:1") && stderr(&out).contains("not UTF-8"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&run).expect("run").lines().count(),
+        2
+    );
+
+    // A file given as a workspace root, a folder as the model: said as such.
+    let file = dir.path().join("main.py");
+    std::fs::write(&file, "x = 1\n").expect("write");
+    let out = crossfile_with(
+        &["index", file.to_str().expect("utf-8")],
+        &cache,
+        &user,
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("not a directory") && !stderr(&out).contains("crossfile.toml"),
+        "{}",
+        stderr(&out)
+    );
+    let ws = Workspace::new("//- a.py\nx = 1\n");
+    let root = ws.root().to_str().expect("utf-8");
+    let folder = dir.path().to_str().expect("utf-8");
+    let out = crossfile_with(
+        &["complete", root, "--at", "a.py:1:2", "--model", folder],
+        &cache,
+        &user,
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("a folder, not a GGUF file"),
+        "{}",
+        stderr(&out)
+    );
+
+    // No "caused by" line repeats what the error above it already said.
+    let out = crossfile_with(
+        &["index", "/nonexistent/crossfile-test-root"],
+        &cache,
+        &user,
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let said = stderr(&out);
+    let lines: Vec<&str> = said.lines().collect();
+    for pair in lines.windows(2) {
+        if let Some(cause) = pair[1].trim().strip_prefix("caused by: ") {
+            assert!(!pair[0].contains(cause), "repeated: {lines:?}");
+        }
+    }
+}
+
+/// A cases file loaded once is not taken again under another format, however wrong.
+#[cfg(feature = "embedded")]
+#[test]
+fn a_loaded_cases_file_still_has_its_format_checked() {
+    use crate::lsp_client::Client;
+    use serde_json::{Value, json};
+
+    let cache = tempfile::tempdir().expect("tempdir");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cases = dev_cases(dir.path(), 1);
+    let repos = bench_repos();
+    let mut client = Client::start_with(cache.path(), "[backend]\nkind = \"none\"\n");
+    client.request(
+        "initialize",
+        json!({"processId": null, "rootUri": null, "workspaceFolders": [], "capabilities": {}}),
+    );
+    client.notify("initialized", json!({}));
+    client.execute(
+        "crossfile.replayCase",
+        json!({"cases": cases, "repos": repos, "case": 0, "format": "cceval"}),
+    );
+    let answer = client.request(
+        "workspace/executeCommand",
+        json!({"command": "crossfile.replayCase",
+               "arguments": [{"cases": cases, "repos": repos, "case": 0, "format": "bogus"}]}),
+    );
+    let message = answer
+        .pointer("/error/message")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    assert!(message.contains("unknown format \"bogus\""), "{answer}");
+    assert_eq!(client.finish(true), Some(0));
+}

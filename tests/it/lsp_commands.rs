@@ -176,6 +176,11 @@ fn live_edits_and_deletions_change_what_completions_retrieve() {
     );
     let message = answer.pointer("/error/message").and_then(Value::as_str);
     assert!(message.is_some_and(|m| m.contains("bm26")), "{answer}");
+    assert_eq!(
+        answer.pointer("/error/code"),
+        Some(&json!(-32602)),
+        "invalid params: {answer}"
+    );
     assert_eq!(client.finish(true), Some(0));
 }
 
