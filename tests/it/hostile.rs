@@ -69,6 +69,9 @@ fn read_request(mut stream: &TcpStream) -> String {
     String::from_utf8_lossy(&data).into_owned()
 }
 
+/// A user config layer with no model backend, for tests that need no completion.
+const NO_MODEL: &str = "[backend]\nkind = \"none\"\n";
+
 const SERVER_ERROR: &[u8] =
     b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
 
@@ -220,6 +223,13 @@ fn dev_cases(dir: &Path, n: usize) -> std::path::PathBuf {
     let lines: Vec<&str> = all.lines().take(n).collect();
     std::fs::write(&cases, lines.join("\n") + "\n").expect("write cases");
     cases
+}
+
+/// A writable copy of the DEV repositories in `dir/repos`, and the first `n` DEV cases.
+fn repos_copy(dir: &Path, n: usize) -> (std::path::PathBuf, std::path::PathBuf) {
+    let repos = dir.join("repos");
+    crate::support::copy_tree(&bench_repos(), &repos);
+    (repos, dev_cases(dir, n))
 }
 
 fn bench_run_args<'a>(
@@ -580,25 +590,13 @@ fn serve_exits_at_once_when_its_input_closes_mid_completion() {
 fn two_servers_replaying_in_place_never_lose_a_file() {
     use crate::lsp_client::Client;
     use crate::lsp_replay::tree_digest;
-    use crate::support::copy_tree;
     use serde_json::{Value, json};
 
     let cache = tempfile::tempdir().expect("tempdir");
     let dir = tempfile::tempdir().expect("tempdir");
-    let repos = dir.path().join("repos");
-    copy_tree(&bench_repos(), &repos);
-    let cases = dev_cases(dir.path(), 3);
+    let (repos, cases) = repos_copy(dir.path(), 3);
     let before = tree_digest(&repos);
-    let none = "[backend]\nkind = \"none\"\n";
-    let start = || {
-        let mut client = Client::start_with(cache.path(), none);
-        client.request(
-            "initialize",
-            json!({"processId": null, "rootUri": null, "workspaceFolders": [], "capabilities": {}}),
-        );
-        client.notify("initialized", json!({}));
-        client
-    };
+    let start = || Client::start_without_folders(cache.path(), NO_MODEL);
     let (mut a, mut b) = (start(), start());
     let in_place =
         |case: usize| json!({"cases": cases, "repos": repos, "case": case, "inPlace": true});
@@ -752,24 +750,16 @@ fn fifos_named_like_source_are_skipped_and_never_read() {
 #[test]
 fn a_repository_holding_a_fifo_is_replayed_without_it() {
     use crate::lsp_client::Client;
-    use crate::support::copy_tree;
     use serde_json::json;
 
     let cache = tempfile::tempdir().expect("tempdir");
     let dir = tempfile::tempdir().expect("tempdir");
-    let repos = dir.path().join("repos");
-    copy_tree(&bench_repos(), &repos);
-    let cases = dev_cases(dir.path(), 1);
+    let (repos, cases) = repos_copy(dir.path(), 1);
     let case: serde_json::Value =
         serde_json::from_str(std::fs::read_to_string(&cases).expect("read").trim()).expect("JSON");
     let repository = case["metadata"]["repository"].as_str().expect("repository");
     mkfifo(&repos.join(repository).join("fifo.py"));
-    let mut client = Client::start_with(cache.path(), "[backend]\nkind = \"none\"\n");
-    client.request(
-        "initialize",
-        json!({"processId": null, "rootUri": null, "workspaceFolders": [], "capabilities": {}}),
-    );
-    client.notify("initialized", json!({}));
+    let mut client = Client::start_without_folders(cache.path(), NO_MODEL);
     let answer = client.execute(
         "crossfile.replayCase",
         json!({"cases": cases, "repos": repos, "case": 0}),
@@ -880,12 +870,7 @@ fn a_loaded_cases_file_still_has_its_format_checked() {
     let dir = tempfile::tempdir().expect("tempdir");
     let cases = dev_cases(dir.path(), 1);
     let repos = bench_repos();
-    let mut client = Client::start_with(cache.path(), "[backend]\nkind = \"none\"\n");
-    client.request(
-        "initialize",
-        json!({"processId": null, "rootUri": null, "workspaceFolders": [], "capabilities": {}}),
-    );
-    client.notify("initialized", json!({}));
+    let mut client = Client::start_without_folders(cache.path(), NO_MODEL);
     client.execute(
         "crossfile.replayCase",
         json!({"cases": cases, "repos": repos, "case": 0, "format": "cceval"}),

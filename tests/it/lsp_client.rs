@@ -32,6 +32,17 @@ impl Client {
         Client::start_with(cache, "")
     }
 
+    /// Like [`Client::start_with`], initialized with no workspace folder (replay opens its own).
+    pub fn start_without_folders(cache: &Path, extra: &str) -> Client {
+        let mut client = Client::start_with(cache, extra);
+        client.request(
+            "initialize",
+            json!({"processId": null, "rootUri": null, "workspaceFolders": [], "capabilities": {}}),
+        );
+        client.notify("initialized", json!({}));
+        client
+    }
+
     /// Like [`Client::start`], with `extra` appended to the user config.
     pub fn start_with(cache: &Path, extra: &str) -> Client {
         let config = user_config(extra);

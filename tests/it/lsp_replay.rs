@@ -95,12 +95,7 @@ fn replay_through_the_server_scores_exactly_as_bench_run() {
     assert_eq!(records.len(), CASES);
 
     // The server, with no workspace folder: each case opens in its replay copy.
-    let mut client = Client::start_with(cache.path(), MODEL);
-    client.request(
-        "initialize",
-        json!({"processId": null, "rootUri": null, "workspaceFolders": [], "capabilities": {}}),
-    );
-    client.notify("initialized", json!({}));
+    let mut client = Client::start_without_folders(cache.path(), MODEL);
     let mut raw_scored = 0;
     for i in 0..CASES {
         let opened = client.execute(
@@ -269,12 +264,7 @@ fn in_place_replay_always_puts_the_file_back() {
     let before = tree_digest(&repos);
     let none = "[backend]\nkind = \"none\"\n";
 
-    let mut client = Client::start_with(cache.path(), none);
-    client.request(
-        "initialize",
-        json!({"processId": null, "rootUri": null, "workspaceFolders": [], "capabilities": {}}),
-    );
-    client.notify("initialized", json!({}));
+    let mut client = Client::start_without_folders(cache.path(), none);
     let replay = json!({"cases": cases, "repos": repos, "case": 0, "inPlace": true});
     let first = client.execute("crossfile.replayCase", replay.clone());
     let file = url_path(first["uri"].as_str().expect("uri"));
@@ -304,12 +294,7 @@ fn in_place_replay_always_puts_the_file_back() {
     );
 
     // Killed mid-replay: the file stays changed until the next server starts.
-    let mut client = Client::start_with(cache.path(), none);
-    client.request(
-        "initialize",
-        json!({"processId": null, "rootUri": null, "workspaceFolders": [], "capabilities": {}}),
-    );
-    client.notify("initialized", json!({}));
+    let mut client = Client::start_without_folders(cache.path(), none);
     client.execute("crossfile.replayCase", replay);
     client.kill();
     assert!(

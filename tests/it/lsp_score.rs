@@ -15,13 +15,7 @@ const MODEL: &str = "n_ctx = 1024\n[prompt]\nmax_new_tokens = 16\n";
 
 /// Starts a server with no workspace folder, as an editor replaying cases does.
 fn start(cache: &Path) -> Client {
-    let mut client = Client::start_with(cache, MODEL);
-    client.request(
-        "initialize",
-        json!({"processId": null, "rootUri": null, "workspaceFolders": [], "capabilities": {}}),
-    );
-    client.notify("initialized", json!({}));
-    client
+    Client::start_without_folders(cache, MODEL)
 }
 
 /// The error message of a command that must fail.
