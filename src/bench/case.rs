@@ -140,11 +140,24 @@ pub struct LoadedCases {
     pub problems: Vec<CaseProblem>,
 }
 
+/// A record may be this many times `workspace.max_file_bytes`: it holds the file's text
+/// (JSON-escaped) and the context it ships with.
+pub const RECORD_BYTES_PER_FILE_BYTE: u64 = 4;
+
 /// Loads every record of `path`. Only an unreadable file is an error; a bad record is a
 /// problem, and so is a second record with an id already seen (the first one is kept).
-pub fn load_cases(path: &Path, format: CaseFormat) -> Result<LoadedCases, BenchError> {
+///
+/// `max_file_bytes` (`workspace.max_file_bytes`) bounds a case as it bounds a workspace file: a
+/// record longer than [`RECORD_BYTES_PER_FILE_BYTE`] times it is skipped unparsed, and so is a
+/// case whose file text (prompt, reference and right context) is longer than it.
+pub fn load_cases(
+    path: &Path,
+    format: CaseFormat,
+    max_file_bytes: u64,
+) -> Result<LoadedCases, BenchError> {
     let mut loaded = LoadedCases::default();
     let mut seen = HashSet::new();
+    let max_record_bytes = max_file_bytes.saturating_mul(RECORD_BYTES_PER_FILE_BYTE);
     for line in super::jsonl::read_lines(path)? {
         let number = line.number;
         let problem = |field: &str, message: String| CaseProblem {
@@ -156,12 +169,26 @@ pub fn load_cases(path: &Path, format: CaseFormat) -> Result<LoadedCases, BenchE
         let case = line
             .text
             .map_err(|m| (".".to_string(), m))
-            .and_then(|text| match format {
-                CaseFormat::Cceval => parse_record::<CcevalRecord>(&text).and_then(cceval_case),
-                CaseFormat::Repoeval => {
-                    parse_record::<RepoevalRecord>(&text).and_then(repoeval_case)
+            .and_then(|text| {
+                if text.len() as u64 > max_record_bytes {
+                    return Err((
+                        ".".to_string(),
+                        format!(
+                            "the record is {} bytes, over {RECORD_BYTES_PER_FILE_BYTE} × \
+                             workspace.max_file_bytes ({max_file_bytes}): raise \
+                             workspace.max_file_bytes to load it",
+                            text.len()
+                        ),
+                    ));
                 }
-            });
+                match format {
+                    CaseFormat::Cceval => parse_record::<CcevalRecord>(&text).and_then(cceval_case),
+                    CaseFormat::Repoeval => {
+                        parse_record::<RepoevalRecord>(&text).and_then(repoeval_case)
+                    }
+                }
+            })
+            .and_then(|case| within_file_bound(case, max_file_bytes));
         match case {
             Ok(mut case) if seen.insert(case.id.clone()) => {
                 case.record_line = number;
@@ -175,6 +202,24 @@ pub fn load_cases(path: &Path, format: CaseFormat) -> Result<LoadedCases, BenchE
         }
     }
     Ok(loaded)
+}
+
+/// A case whose file would be larger than `max_file_bytes` is refused, as such a workspace file
+/// is skipped by the index.
+fn within_file_bound(case: Case, max_file_bytes: u64) -> Result<Case, RecordError> {
+    let bytes = case.prompt.len()
+        + case.reference.len()
+        + case.right_context.as_ref().map_or(0, String::len);
+    if bytes as u64 > max_file_bytes {
+        return Err((
+            "prompt".to_string(),
+            format!(
+                "the case's file text is {bytes} bytes (prompt, reference and right context), \
+                 over workspace.max_file_bytes ({max_file_bytes})"
+            ),
+        ));
+    }
+    Ok(case)
 }
 
 /// `(dotted field, message)` of a bad record.

@@ -128,7 +128,8 @@ pub fn run(
                     message: message.clone(),
                 })
                 .and_then(|index| {
-                    let view = CaseView::new(case, &plan.repos)?;
+                    let view =
+                        CaseView::new(case, &plan.repos, plan.index.workspace.max_file_bytes)?;
                     lay_out(case, view, index, uses_right)
                 });
             let LaidOut {

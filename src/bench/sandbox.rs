@@ -310,7 +310,7 @@ mod tests {
         let sandbox = Sandbox::new(temp.path().join("replay"));
 
         let first = case("a.py", 1, "import os\nx = ", "os.getcwd()", "\n");
-        let view = CaseView::new(&first, &repos).expect("view");
+        let view = CaseView::new(&first, &repos, 1 << 20).expect("view");
         let placed = sandbox.place(&first, &view).expect("placed");
         assert_eq!(
             fs::read_to_string(&placed.file).ok().as_deref(),
@@ -331,7 +331,7 @@ mod tests {
 
         // The next case, in another file, puts a.py back; a new sandbox (a new session) too.
         let second = case("pkg/b.py", 1, "def f():\n    return ", "1", "\n");
-        let view = CaseView::new(&second, &repos).expect("view");
+        let view = CaseView::new(&second, &repos, 1 << 20).expect("view");
         let sandbox = Sandbox::new(temp.path().join("replay"));
         let placed = sandbox.place(&second, &view).expect("placed");
         assert_eq!(
@@ -361,7 +361,7 @@ mod tests {
         assert_eq!(sandbox.restore_abandoned().ok(), Some(None));
 
         let first = case("a.py", 1, "import os\nx = ", "os.getcwd()", "\n");
-        let view = CaseView::new(&first, &repos).expect("view");
+        let view = CaseView::new(&first, &repos, 1 << 20).expect("view");
         let lock = sandbox.lock_in_place(&view.root).expect("in-place lock");
         // Another session on the same sandbox is refused while this one holds it.
         let other = Sandbox::new(temp.path().join("replay"));
@@ -380,7 +380,7 @@ mod tests {
         );
         // The next case restores the first file before it writes its own.
         let second = case("b.py", 1, "y = 2\nz = ", "y", "\n");
-        let view = CaseView::new(&second, &repos).expect("view");
+        let view = CaseView::new(&second, &repos, 1 << 20).expect("view");
         sandbox
             .place_in_place(&second, &view, &lock)
             .expect("placed");

@@ -26,8 +26,9 @@ pub struct CaseView {
 impl CaseView {
     /// Lays `case` out under `repos/<repository>`. The path must stay inside the repository
     /// (no `..`, no symlink out of it); RepoEval's text comes from the file, whose lines from the
-    /// case's line on must start with the reference.
-    pub fn new(case: &Case, repos: &Path) -> Result<CaseView, BenchError> {
+    /// case's line on must start with the reference. A file read from the repository is bounded
+    /// by `max_file_bytes` (`workspace.max_file_bytes`), as the index bounds it.
+    pub fn new(case: &Case, repos: &Path, max_file_bytes: u64) -> Result<CaseView, BenchError> {
         let root = repos.join(&case.repository);
         if !root.is_dir() {
             return Err(BenchError::Case {
@@ -69,7 +70,7 @@ impl CaseView {
         match (case.format, &case.right_context) {
             (CaseFormat::Cceval, Some(right)) => {
                 let last = case.prompt.rsplit('\n').next().unwrap_or("");
-                let left = cceval_left(case, &abs)?;
+                let left = cceval_left(case, &abs, max_file_bytes)?;
                 Ok(CaseView {
                     root,
                     path,
@@ -81,7 +82,7 @@ impl CaseView {
                     },
                 })
             }
-            _ => repoeval_view(case, root, path, &abs),
+            _ => repoeval_view(case, root, path, &abs, max_file_bytes),
         }
     }
 
@@ -115,13 +116,13 @@ impl CaseView {
 
 /// CrossCodeEval's left context: its `prompt`, after the file's first lines when the prompt
 /// starts later (`context_start_lineno` > 0), so that the cursor's line is the file's.
-fn cceval_left(case: &Case, abs: &Path) -> Result<String, BenchError> {
+fn cceval_left(case: &Case, abs: &Path, max_file_bytes: u64) -> Result<String, BenchError> {
     let prompt_lines = u32::try_from(case.prompt.matches('\n').count()).unwrap_or(u32::MAX);
     let skipped = case.line.saturating_sub(prompt_lines);
     if skipped == 0 {
         return Ok(case.prompt.clone());
     }
-    let source = workspace::read_source(abs, u64::MAX).map_err(|e| BenchError::Case {
+    let source = workspace::read_source(abs, max_file_bytes).map_err(|e| BenchError::Case {
         id: case.id.clone(),
         message: format!("the prompt starts at line {}: {e}", skipped + 1),
     })?;
@@ -138,8 +139,9 @@ fn repoeval_view(
     root: PathBuf,
     path: String,
     abs: &Path,
+    max_file_bytes: u64,
 ) -> Result<CaseView, BenchError> {
-    let source = workspace::read_source(abs, u64::MAX).map_err(|e| BenchError::Case {
+    let source = workspace::read_source(abs, max_file_bytes).map_err(|e| BenchError::Case {
         id: case.id.clone(),
         message: e.to_string(),
     })?;

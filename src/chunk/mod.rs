@@ -70,9 +70,14 @@ impl Chunk {
 }
 
 /// The texts of `chunks` (each as [`Chunk::text`] gives it), splitting `file_text` only once.
-pub fn chunk_texts(kind: ChunkerKind, file_text: &str, chunks: &[Chunk]) -> Vec<String> {
+/// One text at a time: a large file's chunk texts are never all in memory together.
+pub fn chunk_texts<'a>(
+    kind: ChunkerKind,
+    file_text: &'a str,
+    chunks: &'a [Chunk],
+) -> impl Iterator<Item = String> + 'a {
     let lines = Lines::new(file_text);
-    chunks.iter().map(|chunk| lines.text(kind, chunk)).collect()
+    chunks.iter().map(move |chunk| lines.text(kind, chunk))
 }
 
 /// Cuts `text` into chunks of the given kind. `outline` is needed by [`ChunkerKind::Syntax`]

@@ -414,7 +414,7 @@ fn invariants_hold_on_generated_files() {
 fn assert_invariants(kind: ChunkerKind, settings: &ChunkerSettings, text: &str, chunks: &[Chunk]) {
     let lines: Vec<&str> = text.split('\n').collect();
     let n = lines.len() as u32;
-    let texts = chunk_texts(kind, text, chunks);
+    let texts: Vec<String> = chunk_texts(kind, text, chunks).collect();
     for (chunk, chunk_text) in chunks.iter().zip(&texts) {
         assert!(
             chunk.lines.start < chunk.lines.end && chunk.lines.end <= n,

@@ -220,6 +220,10 @@ pub struct PerfArgs {
     /// The Python that has nltk 3.8.1 and rank-bm25.
     #[arg(long, default_value = "python3")]
     pub python: String,
+    /// Index files up to this many bytes (default: workspace.max_file_bytes), to measure
+    /// memory on large files.
+    #[arg(long, value_name = "BYTES")]
+    pub max_file_bytes: Option<u64>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,

@@ -79,7 +79,7 @@ pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
     let settings = Settings::load_with(std::path::Path::new("."), options)?;
 
     crossfile::bench::outputs::refuse_overwriting_inputs(&args.out, &[&args.cases])?;
-    let loaded = load_cases(&args.cases, args.format)?;
+    let loaded = load_cases(&args.cases, args.format, settings.workspace.max_file_bytes)?;
     for problem in &loaded.problems {
         tracing::warn!("skipped: {problem}");
     }
@@ -88,10 +88,12 @@ pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
             "{}: no case to run ({} records skipped{}); nothing was written to {}",
             args.cases.display(),
             loaded.problems.len(),
-            if loaded.problems.is_empty() {
-                ", the file is empty".to_string()
-            } else {
-                format!(", is --format {} right?", args.format.name())
+            match loaded.problems.first() {
+                None => ", the file is empty".to_string(),
+                Some(first) => format!(
+                    ", the first {first}; is --format {} right?",
+                    args.format.name()
+                ),
             },
             args.out.display()
         );

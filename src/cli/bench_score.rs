@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crossfile::bench::{CaseFormat, load_cases, load_predictions, score_predictions};
+use crossfile::config::{Options, Settings, WorkspaceOptions};
 
 use super::bench_run::parse_format;
 
@@ -20,13 +21,24 @@ pub struct BenchScoreArgs {
     /// Predictions: one JSON line per case, {"task_id": <case id>, "pred": <raw output>}.
     #[arg(long, value_name = "P.jsonl")]
     pub predictions: PathBuf,
+    /// Skip cases whose file text is larger than this many bytes (default:
+    /// workspace.max_file_bytes of the configuration).
+    #[arg(long, value_name = "BYTES")]
+    pub max_file_bytes: Option<u64>,
     /// Print the aggregates as one JSON object: per language (cceval) or repository (repoeval).
     #[arg(long)]
     pub json: bool,
 }
 
 pub fn run_cmd(args: &BenchScoreArgs) -> anyhow::Result<()> {
-    let cases = load_cases(&args.cases, args.format)?;
+    let options = Options {
+        workspace: args.max_file_bytes.map(|b| WorkspaceOptions {
+            max_file_bytes: Some(b),
+        }),
+        ..Options::default()
+    };
+    let settings = Settings::load_with(std::path::Path::new("."), options)?;
+    let cases = load_cases(&args.cases, args.format, settings.workspace.max_file_bytes)?;
     let predictions = load_predictions(&args.predictions)?;
     for problem in cases.problems.iter().chain(&predictions.problems) {
         tracing::warn!("skipped: {problem}");

@@ -26,11 +26,19 @@ pub fn run(args: &PerfArgs) -> anyhow::Result<()> {
     let cache = tempfile::tempdir()?;
     let mut settings = Settings::load(&args.root)?;
     settings.index.cache_dir = cache.path().to_path_buf();
+    if let Some(bytes) = args.max_file_bytes {
+        settings.workspace.max_file_bytes = bytes;
+        settings.index.workspace.max_file_bytes = bytes;
+    }
 
+    let rss_before_mb = peak_rss_kb().map(|kb| kb as f64 / 1024.0);
     let started = Instant::now();
     let (index, _) = Index::open_or_build(&args.root, &settings.index, &Progress::none())?;
     let cold_s = started.elapsed().as_secs_f64();
+    // Nothing else has run yet: the peak so far is indexing's.
+    let index_rss_mb = peak_rss_kb().map(|kb| kb as f64 / 1024.0);
     let snapshot = index.snapshot();
+    let source_mb = snapshot.files().map(|f| f.text.len()).sum::<usize>() as f64 / (1 << 20) as f64;
     let language = main_language(&snapshot).context("the workspace has no source files")?;
     let files = snapshot.len();
     let chunks = snapshot.chunk_count(settings.index.bm25_chunker);
@@ -94,6 +102,9 @@ pub fn run(args: &PerfArgs) -> anyhow::Result<()> {
         "chunks": chunks,
         "index_bytes": index_bytes,
         "cold_index_s": cold_s,
+        "source_mb": source_mb,
+        "rss_before_index_mb": rss_before_mb,
+        "index_peak_rss_mb": index_rss_mb,
         "reindex_one_file_ms": {"edits": reindex_ms.len(), "p50": percentile(&reindex_ms, 50.0), "max": percentile(&reindex_ms, 100.0)},
         "retrieval": retrievers,
         "reference": reference_json,
@@ -113,6 +124,13 @@ pub fn run(args: &PerfArgs) -> anyhow::Result<()> {
         "cold index            {cold_s:.2} s ({:.1} MB on disk)\n",
         index_bytes as f64 / 1e6
     ));
+    if let (Some(before), Some(peak)) = (rss_before_mb, index_rss_mb) {
+        out.push_str(&format!(
+            "index peak RSS        {peak:.0} MB for {source_mb:.1} MB of source ({:.1} MB per MB \
+             above the {before:.0} MB before indexing)\n",
+            (peak - before) / source_mb.max(f64::MIN_POSITIVE)
+        ));
+    }
     out.push_str(&format!(
         "re-index one file     p50 {:.1} ms, max {:.1} ms over {} edits\n",
         percentile(&reindex_ms, 50.0),

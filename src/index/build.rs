@@ -322,11 +322,12 @@ impl Index {
             .into_par_iter()
             .map(|input| {
                 let record = FileEntry::analyze(input, chunker);
-                for doc in self.store.documents(&record, self.settings.bm25_chunker)? {
-                    writer
-                        .add_document(doc)
-                        .map_err(|e| IndexError::tantivy(&self.dir, e))?;
-                }
+                self.store.add_documents(
+                    &writer,
+                    &self.dir,
+                    &record,
+                    self.settings.bm25_chunker,
+                )?;
                 let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                 if n.is_multiple_of(32) {
                     progress.report(ProgressEvent::Advance { done: n });

@@ -69,7 +69,11 @@ impl FileEntry {
             lossy,
             stamp,
         } = source;
-        let tree = lang::parse(language, &text);
+        let tree = if text.len() <= lang::MAX_PARSE_BYTES {
+            lang::parse(language, &text)
+        } else {
+            None
+        };
         let outline = tree
             .as_ref()
             .map(|t| lang::outline(language, &text, t))
@@ -85,9 +89,8 @@ impl FileEntry {
 
         let mut local = LocalTerms::default();
         let mut cceval = Vec::new();
-        let fixed_texts = chunk::chunk_texts(ChunkerKind::Fixed, &text, &fixed);
-        for (i, chunk_text) in fixed_texts.iter().enumerate() {
-            let tokens = terms::cceval_tokens(chunk_text)
+        for (i, chunk_text) in chunk::chunk_texts(ChunkerKind::Fixed, &text, &fixed).enumerate() {
+            let tokens = terms::cceval_tokens(&chunk_text)
                 .into_iter()
                 .map(|t| local.id(t))
                 .collect::<Vec<_>>();
@@ -100,9 +103,8 @@ impl FileEntry {
             }
         }
         let sliding_words = chunk::chunk_texts(ChunkerKind::Sliding, &text, &sliding)
-            .iter()
             .map(|chunk_text| {
-                let mut ids: Vec<u32> = terms::words(chunk_text).map(|w| local.id(w)).collect();
+                let mut ids: Vec<u32> = terms::words(&chunk_text).map(|w| local.id(w)).collect();
                 ids.sort_unstable();
                 ids.dedup();
                 ids
@@ -215,5 +217,49 @@ impl LocalTerms {
         self.terms.push(term.to_string());
         self.ids.insert(term.to_string(), id);
         id
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn analyze_python(text: String) -> FileRecord {
+        let stamp = Stamp {
+            size: text.len() as u64,
+            mtime_ns: 0,
+            hash: text_hash(&text),
+        };
+        let input = AnalysisInput {
+            path: "big.py".into(),
+            language: Language::Python,
+            text,
+            lossy: false,
+            stamp,
+        };
+        FileEntry::analyze(input, &ChunkerSettings::default())
+    }
+
+    /// A file larger than `MAX_PARSE_BYTES` is indexed without a syntax tree (whose memory would
+    /// be ~35 bytes per byte of source): no outline, syntax chunks in line windows; everything
+    /// else as for any file.
+    #[test]
+    fn a_file_over_the_parse_limit_is_indexed_without_a_tree() {
+        let def = "def f(a):\n    return a + 1\n\n";
+        let small = analyze_python(def.repeat(10));
+        assert_eq!(small.outline.clone().into_outline().symbols.len(), 10);
+        let text = def.repeat(lang::MAX_PARSE_BYTES / def.len() + 1);
+        let lines = text.split('\n').count() as u32;
+        let big = analyze_python(text);
+        assert_eq!(
+            big.outline.clone().into_outline().symbols.len(),
+            0,
+            "no outline"
+        );
+        assert!(
+            big.syntax.iter().all(|&(s, e)| e - s <= 10) && big.syntax.len() as u32 >= lines / 30,
+            "syntax chunks are fixed_lines windows"
+        );
+        assert!(!big.sliding.is_empty() && !big.cceval.is_empty());
     }
 }

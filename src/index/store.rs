@@ -26,7 +26,7 @@ use crate::terms::CodeTokenizer;
 
 /// Version of the on-disk layout (schema, record encoding, chunk and term rules). Bump it when
 /// any of them changes: an index of another version is rebuilt.
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 3;
 
 /// Field handles.
 #[derive(Clone, Copy, Debug)]
@@ -145,12 +145,21 @@ impl Store {
         }
     }
 
-    /// The documents of one analyzed file.
-    pub fn documents(
+    /// Adds the documents of one analyzed file to `writer`, one at a time (a large file's chunk
+    /// texts are never all in memory together; the writer's own memory is bounded by its budget).
+    pub fn add_documents(
         &self,
+        writer: &IndexWriter,
+        dir: &Path,
         record: &FileRecord,
         bm25_chunker: ChunkerKind,
-    ) -> Result<Vec<TantivyDocument>, IndexError> {
+    ) -> Result<(), IndexError> {
+        let add = |doc: TantivyDocument| {
+            writer
+                .add_document(doc)
+                .map(drop)
+                .map_err(|e| IndexError::tantivy(dir, e))
+        };
         let bytes = postcard::to_allocvec(record).map_err(|e| IndexError::Encode {
             path: record.path.clone(),
             message: e.to_string(),
@@ -160,7 +169,8 @@ impl Store {
         file_doc.add_text(f.path, &record.path);
         file_doc.add_text(f.kind, KIND_FILE);
         file_doc.add_bytes(f.record, &bytes);
-        let mut docs = vec![file_doc];
+        drop(bytes);
+        add(file_doc)?;
         let language = super::record::language_from_code(record.language).map_or("", |l| l.name());
         let ranges = match bm25_chunker {
             ChunkerKind::Fixed => &record.fixed,
@@ -172,10 +182,7 @@ impl Store {
             .iter()
             .map(|&(start, end)| Chunk { lines: start..end })
             .collect();
-        for (i, text) in chunk_texts(bm25_chunker, &record.text, &chunks)
-            .into_iter()
-            .enumerate()
-        {
+        for (i, text) in chunk_texts(bm25_chunker, &record.text, &chunks).enumerate() {
             let mut doc = TantivyDocument::default();
             doc.add_text(f.path, &record.path);
             doc.add_text(f.kind, KIND_CHUNK);
@@ -183,9 +190,9 @@ impl Store {
             doc.add_u64(f.file_key, key);
             doc.add_u64(f.chunk, i as u64);
             doc.add_text(f.body, &text);
-            docs.push(doc);
+            add(doc)?;
         }
-        Ok(docs)
+        Ok(())
     }
 
     /// The term that names every document of a file.

@@ -137,6 +137,12 @@ impl Language {
     }
 }
 
+/// The largest file the index gives a syntax tree. A tree-sitter tree takes about 35 bytes of
+/// memory per byte of source, so a larger file (only indexed when `workspace.max_file_bytes` is
+/// raised past it) is indexed without one: no outline, and the `syntax` chunker cuts it into
+/// line windows, as it does an unparsable file.
+pub const MAX_PARSE_BYTES: usize = 4 << 20;
+
 /// Parses `text`; `None` only if tree-sitter gives up (it is error tolerant, so that is rare).
 ///
 /// Each thread keeps one parser per language, so parsing many files costs no parser setup.

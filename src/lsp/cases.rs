@@ -63,6 +63,7 @@ pub fn resolve(state: &State, path: &Path) -> PathBuf {
 /// each is logged and the user is shown how many and the first.
 pub async fn load(state: &State, file: PathBuf, format: Option<&str>) -> Result<Loaded, String> {
     let format = format.map(str::to_string);
+    let max_file_bytes = state.engine_settings().index.workspace.max_file_bytes;
     let (file, cases, problems) = tokio::task::spawn_blocking(move || {
         let format = match format.as_deref() {
             Some(name) => CaseFormat::from_name(name)
@@ -76,7 +77,7 @@ pub async fn load(state: &State, file: PathBuf, format: Option<&str>) -> Result<
                     )
                 })?,
         };
-        let loaded = load_cases(&file, format).map_err(|e| e.to_string())?;
+        let loaded = load_cases(&file, format, max_file_bytes).map_err(|e| e.to_string())?;
         Ok::<_, String>((file, loaded.cases, loaded.problems))
     })
     .await

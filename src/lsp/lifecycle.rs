@@ -141,10 +141,14 @@ pub async fn show_ignored(state: &State, ignored: &[Ignored]) {
         ignored[0].file.display(),
         keys.join(", ")
     );
-    state
-        .client
-        .show_message(MessageType::WARNING, message)
-        .await;
+    // Shown once per session; a configuration change that ignores the same keys again only
+    // logs them.
+    if state.first_time(&message) {
+        state
+            .client
+            .show_message(MessageType::WARNING, message)
+            .await;
+    }
 }
 
 /// Logs `message` and shows it to the user as an error.

@@ -184,9 +184,10 @@ async fn open(state: &Arc<State>, s: &mut Session, at: usize) -> Result<Value, S
     let repos = s.repos.clone();
     let for_copy = case.clone();
     let in_place = s.in_place;
+    let max_file_bytes = state.engine_settings().index.workspace.max_file_bytes;
     let mut held = lock_ignoring_poison(&state.replay.in_place).take();
     let (view, placed, held) = tokio::task::spawn_blocking(move || {
-        let view = CaseView::new(&for_copy, &repos)?;
+        let view = CaseView::new(&for_copy, &repos, max_file_bytes)?;
         // The file the last case changed in place goes back first (in another repository, the
         // lock goes with it).
         if let Some(lock) = held.take() {

@@ -48,6 +48,9 @@ pub struct State {
     pub replay: Replay,
     /// The last completion in each document.
     last: Mutex<HashMap<Url, Arc<LastCompletion>>>,
+    /// Warnings the user has been shown once (each configuration change repeats them in the log
+    /// only).
+    warned: Mutex<BTreeSet<String>>,
 }
 
 /// The last completion in a document: what `crossfile.context` shows and `crossfile.score`
@@ -121,7 +124,16 @@ impl State {
             watch_registration: AtomicBool::new(false),
             replay: Replay::default(),
             last: Mutex::new(HashMap::new()),
+            warned: Mutex::new(BTreeSet::new()),
         }
+    }
+
+    /// Whether `message` is new to this session (and remembers it).
+    pub fn first_time(&self, message: &str) -> bool {
+        self.warned
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(message.to_string())
     }
 
     /// The last good client options.

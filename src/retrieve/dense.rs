@@ -156,8 +156,7 @@ impl Dense {
         let computed = Arc::new(ChunkKeys {
             ranges: chunks.iter().map(|c| c.lines.clone()).collect(),
             keys: chunk_texts(kind, &file.text, chunks)
-                .iter()
-                .map(|t| (!is_blank_text(t)).then(|| key(model, input(t))))
+                .map(|t| (!is_blank_text(&t)).then(|| key(model, input(&t))))
                 .collect(),
         });
         let mut keys = self.keys.lock().unwrap_or_else(|e| e.into_inner());

@@ -462,7 +462,7 @@ fn a_killed_run_on_mined_cases_resumes_with_no_pair_lost_or_doubled() {
 fn dev_cases_load_and_match_their_repositories() {
     use crossfile::bench::{CaseFormat, CaseView, load_cases};
     let repos = bench_repos();
-    let cceval = load_cases(&cceval_cases(), CaseFormat::Cceval).expect("cceval cases");
+    let cceval = load_cases(&cceval_cases(), CaseFormat::Cceval, 1 << 20).expect("cceval cases");
     assert!(cceval.problems.is_empty(), "{:?}", cceval.problems);
     assert_eq!(cceval.cases.len(), 30);
     for case in &cceval.cases {
@@ -477,7 +477,7 @@ fn dev_cases_load_and_match_their_repositories() {
             "{}",
             case.id
         );
-        let view = CaseView::new(case, &repos).expect("view");
+        let view = CaseView::new(case, &repos, 1 << 20).expect("view");
         assert_eq!(
             view.text(),
             format!("{}{right}", case.prompt),
@@ -488,11 +488,13 @@ fn dev_cases_load_and_match_their_repositories() {
         assert_eq!(view.indexed_text(false), case.prompt, "{}", case.id);
         assert_eq!(view.indexed_text(true), view.text(), "{}", case.id);
     }
-    let repoeval = load_cases(&repoeval_cases(), CaseFormat::Repoeval).expect("repoeval cases");
+    let repoeval =
+        load_cases(&repoeval_cases(), CaseFormat::Repoeval, 1 << 20).expect("repoeval cases");
     assert!(repoeval.problems.is_empty(), "{:?}", repoeval.problems);
     assert_eq!(repoeval.cases.len(), 50);
     for case in &repoeval.cases {
-        let view = CaseView::new(case, &repos).unwrap_or_else(|e| panic!("{}: {e}", case.id));
+        let view =
+            CaseView::new(case, &repos, 1 << 20).unwrap_or_else(|e| panic!("{}: {e}", case.id));
         let file = repos.join(&case.repository).join(&case.path);
         let on_disk = crossfile::workspace::read_source(&file, u64::MAX)
             .expect("the case's file")

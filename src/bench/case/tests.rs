@@ -37,7 +37,7 @@ fn good_cceval_records_load_with_their_cursor_and_context() {
             "\nprint(x)\n",
         )],
     );
-    let loaded = load_cases(&path, CaseFormat::Cceval).expect("load");
+    let loaded = load_cases(&path, CaseFormat::Cceval, 1 << 20).expect("load");
     assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
     let case = &loaded.cases[0];
     assert_eq!(
@@ -86,7 +86,7 @@ fn each_bad_record_is_reported_by_line_and_field_and_the_rest_load() {
             duplicate,
         ],
     );
-    let loaded = load_cases(&path, CaseFormat::Cceval).expect("load");
+    let loaded = load_cases(&path, CaseFormat::Cceval, 1 << 20).expect("load");
     assert_eq!(loaded.cases.len(), 1);
     let found: Vec<(usize, &str)> = loaded
         .problems
@@ -135,7 +135,7 @@ fn repoeval_ids_join_the_path_and_line_and_function_level_is_a_body() {
             record(1, None, &["repo"]),
         ],
     );
-    let loaded = load_cases(&path, CaseFormat::Repoeval).expect("load");
+    let loaded = load_cases(&path, CaseFormat::Repoeval, 1 << 20).expect("load");
     let ids: Vec<(&str, Target)> = loaded
         .cases
         .iter()
@@ -156,7 +156,44 @@ fn repoeval_ids_join_the_path_and_line_and_function_level_is_a_body() {
 
 #[test]
 fn an_unreadable_cases_file_is_an_error_naming_it() {
-    let e = load_cases(Path::new("/nonexistent/cases.jsonl"), CaseFormat::Cceval)
-        .expect_err("missing file");
+    let e = load_cases(
+        Path::new("/nonexistent/cases.jsonl"),
+        CaseFormat::Cceval,
+        1 << 20,
+    )
+    .expect_err("missing file");
     assert!(e.to_string().contains("/nonexistent/cases.jsonl"), "{e}");
+}
+
+#[test]
+fn a_case_over_the_file_bound_is_skipped_and_named_and_the_rest_load() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let small = cceval_line("t/small", "a.py", "x = ", "1", "\n");
+    let big_prompt = "y = 2\n".repeat(200) + "x = ";
+    let big = cceval_line("t/big", "a.py", &big_prompt, "1", "\n");
+    let path = write(dir.path(), &[small, big.clone()]);
+    // The big case's file text is 1,206 bytes; its record fits 4 × 1,000 bytes.
+    let loaded = load_cases(&path, CaseFormat::Cceval, 1_000).expect("load");
+    let ids: Vec<&str> = loaded.cases.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["t/small"]);
+    let problem = &loaded.problems[0];
+    assert_eq!((problem.line, problem.field.as_str()), (2, "prompt"));
+    assert!(
+        problem.message.contains("1206 bytes")
+            && problem.message.contains("workspace.max_file_bytes (1000)"),
+        "{problem}"
+    );
+    // A record longer than 4 × the bound is not even parsed.
+    let loaded = load_cases(&path, CaseFormat::Cceval, 300).expect("load");
+    let problem = &loaded.problems[0];
+    assert_eq!((problem.line, problem.field.as_str()), (2, "."));
+    assert!(
+        problem
+            .message
+            .contains(&format!("the record is {} bytes", big.len())),
+        "{problem}"
+    );
+    // Under a larger bound both load.
+    let loaded = load_cases(&path, CaseFormat::Cceval, 1 << 20).expect("load");
+    assert_eq!(loaded.cases.len(), 2, "{:?}", loaded.problems);
 }
