@@ -1,9 +1,11 @@
 //! crossfile: the engine of a repository-level code completion tool.
 //!
 //! The engine indexes a workspace into cross-file chunks, retrieves the chunks that help a
-//! completion at a cursor, and (in later layers) builds the prompt, calls a model and scores the
-//! result. The command line (`src/main.rs`, `src/cli/`) and the language server call the same
-//! entry points shown here.
+//! completion at a cursor, builds the prompt within the model's token budget (`prompt`), calls a
+//! model (`backend`), cuts the suggestion (`postprocess`) and scores it (`metrics`); `complete`
+//! runs that pipeline, `bench` replays benchmark cases through it. The command line
+//! (`src/main.rs`, `src/cli/`) and the language server (`lsp`) call the same entry points, the
+//! first of which are shown here.
 //!
 //! ```no_run
 //! use crossfile::Position;
@@ -31,16 +33,19 @@ pub mod bench;
 pub mod chunk;
 pub mod complete;
 pub mod config;
+pub mod http;
 pub mod index;
 pub mod lang;
 pub mod lock;
 pub mod lsp;
+pub mod memory;
 pub mod metrics;
 pub mod model;
 pub mod postprocess;
 pub mod progress;
 pub mod prompt;
 pub mod retrieve;
+pub mod seeded;
 pub mod terms;
 pub mod tokenize;
 pub mod workspace;

@@ -30,7 +30,7 @@ use llama_cpp_2::{LogOptions, send_logs_to_tracing};
 use tokio_util::sync::CancellationToken;
 
 use super::{Backend, BackendError, GenerateRequest, Generation};
-use crate::config::ModelSettings;
+use crate::model::ModelSettings;
 use crate::tokenize::Tokenizer;
 
 /// Prompt tokens decoded per llama.cpp call; cancellation is checked between calls.
@@ -105,7 +105,13 @@ impl Backend for EmbeddedBackend {
             cancel: cancel.clone(),
             start: Instant::now(),
         };
-        let mut task = tokio::task::spawn_blocking(move || job.run());
+        // The job's context (some megabytes) is freed when it ends; the heap it leaves is given
+        // back at once, or a long-lived process grows by each one (see `crate::memory`).
+        let mut task = tokio::task::spawn_blocking(move || {
+            let generated = job.run();
+            crate::memory::release_free_heap();
+            generated
+        });
         // A cancel answers at once; the decode notices it before its next token and ends.
         tokio::select! {
             joined = &mut task => joined.map_err(|e| BackendError::Model {

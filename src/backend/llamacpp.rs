@@ -16,9 +16,10 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-use super::http::{HttpClient, HttpSettings, cut_at_stop};
+use super::BackendSettings;
+use super::stop::cut_at_stop;
 use super::{Backend, BackendError, GenerateRequest, Generation};
-use crate::config::BackendSettings;
+use crate::http::{HttpClient, HttpError};
 
 /// `/completion` and `/infill`.
 #[derive(Debug)]
@@ -75,13 +76,7 @@ impl LlamaCppBackend {
     /// The server runs one model, so `settings.model` is not sent.
     pub fn new(settings: &BackendSettings) -> Result<LlamaCppBackend, BackendError> {
         Ok(LlamaCppBackend {
-            http: HttpClient::new(HttpSettings {
-                section: "backend",
-                endpoint: &settings.endpoint,
-                api_key_env: settings.api_key_env.as_deref(),
-                timeout_ms: settings.timeout_ms,
-                retries: settings.retries,
-            })?,
+            http: HttpClient::new(settings.http())?,
         })
     }
 }
@@ -121,7 +116,7 @@ impl Backend for LlamaCppBackend {
                     cache_prompt: true,
                 };
                 match self.http.post_json("/infill", &body, cancel).await {
-                    Err(BackendError::Status {
+                    Err(HttpError::Status {
                         status: 501, body, ..
                     }) => return Err(infill_unsupported(&body)),
                     other => other?,

@@ -7,16 +7,15 @@
 //! an HTTP status, sent a malformed body, refused the connection or was cancelled, so a replay
 //! records an *error*, never a *miss*.
 
-mod answer;
 mod cache;
 #[cfg(feature = "embedded")]
 mod embedded;
-mod http;
 mod llamacpp;
 mod none;
 mod ollama;
 mod openai;
-mod redact;
+mod settings;
+mod stop;
 mod tgi;
 
 use std::sync::Arc;
@@ -27,11 +26,11 @@ use tokio_util::sync::CancellationToken;
 pub use cache::CachedBackend;
 #[cfg(feature = "embedded")]
 pub use embedded::{EmbeddedBackend, LlamaTokenizer};
-pub(crate) use http::{HttpClient, HttpSettings};
 pub use llamacpp::LlamaCppBackend;
 pub use none::NoBackend;
 pub use ollama::OllamaBackend;
 pub use openai::{CHAT_INSTRUCTION, OpenAiBackend, OpenAiChatBackend, strip_code_fence};
+pub use settings::BackendSettings;
 pub use tgi::TgiBackend;
 
 use crate::tokenize::Tokenizer;
@@ -141,18 +140,10 @@ pub trait Backend: Send + Sync {
 /// Why generation failed. Never carries an API key.
 #[derive(Debug, thiserror::Error)]
 pub enum BackendError {
-    #[error("{endpoint}: no answer within {after_ms} ms")]
-    Timeout { endpoint: String, after_ms: u64 },
-    #[error("{endpoint}: HTTP {status}: {body}")]
-    Status {
-        endpoint: String,
-        status: u16,
-        body: String,
-    },
-    #[error("{endpoint}: malformed response: {message}")]
-    Malformed { endpoint: String, message: String },
-    #[error("{endpoint}: cannot connect: {message}")]
-    Refused { endpoint: String, message: String },
+    /// An HTTP backend's server timed out, answered with an error status or garbage, or refused
+    /// the connection.
+    #[error(transparent)]
+    Http(crate::http::HttpError),
     #[error("generation was cancelled")]
     Cancelled,
     #[error("model {model}: {message}")]
@@ -163,14 +154,23 @@ pub enum BackendError {
     Config(String),
 }
 
+impl From<crate::http::HttpError> for BackendError {
+    /// Cancellation and settings errors are the backend's own kinds; the rest stay HTTP errors.
+    fn from(error: crate::http::HttpError) -> Self {
+        use crate::http::HttpError as H;
+        match error {
+            H::Cancelled => BackendError::Cancelled,
+            H::Config(message) => BackendError::Config(message),
+            other => BackendError::Http(other),
+        }
+    }
+}
+
 impl BackendError {
     /// A short machine name of the kind of error, for run records.
     pub fn kind(&self) -> &'static str {
         match self {
-            BackendError::Timeout { .. } => "timeout",
-            BackendError::Status { .. } => "http_status",
-            BackendError::Malformed { .. } => "malformed",
-            BackendError::Refused { .. } => "refused",
+            BackendError::Http(e) => e.kind(),
             BackendError::Cancelled => "cancelled",
             BackendError::Model { .. } => "model",
             BackendError::Unsupported { .. } => "unsupported",

@@ -10,9 +10,10 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-use super::http::{HttpClient, HttpSettings, cut_at_stop};
+use super::BackendSettings;
+use super::stop::cut_at_stop;
 use super::{Backend, BackendError, GenerateRequest, Generation};
-use crate::config::BackendSettings;
+use crate::http::HttpClient;
 
 /// `/api/generate`.
 #[derive(Debug)]
@@ -56,13 +57,7 @@ impl OllamaBackend {
     /// A client for `settings.endpoint` (Ollama listens on `http://127.0.0.1:11434`).
     pub fn new(settings: &BackendSettings) -> Result<OllamaBackend, BackendError> {
         Ok(OllamaBackend {
-            http: HttpClient::new(HttpSettings {
-                section: "backend",
-                endpoint: &settings.endpoint,
-                api_key_env: settings.api_key_env.as_deref(),
-                timeout_ms: settings.timeout_ms,
-                retries: settings.retries,
-            })?,
+            http: HttpClient::new(settings.http())?,
             model: settings.model.clone(),
         })
     }

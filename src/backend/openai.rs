@@ -11,9 +11,10 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-use super::http::{HttpClient, HttpSettings, cut_at_stop};
+use super::BackendSettings;
+use super::stop::cut_at_stop;
 use super::{Backend, BackendError, GenerateRequest, Generation};
-use crate::config::BackendSettings;
+use crate::http::{HttpClient, HttpError};
 
 /// Most stop strings OpenAI's API accepts in one request.
 const MAX_STOPS: usize = 4;
@@ -114,22 +115,16 @@ struct Usage {
 }
 
 fn client(settings: &BackendSettings) -> Result<(HttpClient, bool), BackendError> {
-    let http = HttpClient::new(HttpSettings {
-        section: "backend",
-        endpoint: &settings.endpoint,
-        api_key_env: settings.api_key_env.as_deref(),
-        timeout_ms: settings.timeout_ms,
-        retries: settings.retries,
-    })?;
+    let http = HttpClient::new(settings.http())?;
     let repeat_penalty = http.host() != "api.openai.com";
     Ok((http, repeat_penalty))
 }
 
 fn no_choices(http: &HttpClient, path: &str) -> BackendError {
-    BackendError::Malformed {
+    BackendError::Http(HttpError::Malformed {
         endpoint: http.shown_url(path),
         message: "the answer has no choices".into(),
-    }
+    })
 }
 
 impl OpenAiBackend {

@@ -11,9 +11,10 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-use super::http::{HttpClient, HttpSettings, cut_at_stop};
+use super::BackendSettings;
+use super::stop::cut_at_stop;
 use super::{Backend, BackendError, GenerateRequest, Generation};
-use crate::config::BackendSettings;
+use crate::http::HttpClient;
 
 /// Stop strings TGI accepts by default.
 const MAX_STOPS: usize = 4;
@@ -56,13 +57,7 @@ impl TgiBackend {
     /// A client for `settings.endpoint`. TGI serves one model, so `settings.model` is not sent.
     pub fn new(settings: &BackendSettings) -> Result<TgiBackend, BackendError> {
         Ok(TgiBackend {
-            http: HttpClient::new(HttpSettings {
-                section: "backend",
-                endpoint: &settings.endpoint,
-                api_key_env: settings.api_key_env.as_deref(),
-                timeout_ms: settings.timeout_ms,
-                retries: settings.retries,
-            })?,
+            http: HttpClient::new(settings.http())?,
         })
     }
 }

@@ -11,7 +11,7 @@
 
 use serde::Serialize;
 
-use super::SplitMix64;
+use crate::seeded::SplitMix64;
 
 /// The seed every report and comparison uses unless told otherwise.
 pub const BOOTSTRAP_SEED: u64 = 20_240_607;

@@ -37,6 +37,12 @@ impl CaseFormat {
         CaseFormat::ALL.into_iter().find(|f| f.name() == name)
     }
 
+    /// [`CaseFormat::from_name`], or an error naming the formats there are.
+    pub fn parse(name: &str) -> Result<CaseFormat, String> {
+        CaseFormat::from_name(name)
+            .ok_or_else(|| format!("unknown format {name:?}: cceval or repoeval"))
+    }
+
     /// The format of a cases file, told by its first record: CrossCodeEval records carry
     /// `groundtruth`, RepoEval's `metadata.fpath_tuple`. `None` when neither (or no record).
     pub fn detect(path: &Path) -> Result<Option<CaseFormat>, BenchError> {

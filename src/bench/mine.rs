@@ -23,10 +23,10 @@ mod leaves;
 mod modules;
 mod rule;
 
-use crate::bench::SplitMix64;
 use crate::bench::formats::{CcevalMetadata, CcevalRecord};
 use crate::index::{FileEntry, Snapshot};
 use crate::lang::{self, Language};
+use crate::seeded::SplitMix64;
 
 pub use rule::{
     CrossFileNames, Cursor, MAX_LINE_CHARS, MIN_REFERENCE_CHARS, Source, is_trivial_line,

@@ -34,7 +34,7 @@ pub mod textdiff;
 mod view;
 
 pub use case::{Case, CaseFormat, CaseProblem, LoadedCases, Target, load_cases};
-pub use cursors::{SplitMix64, sample_cursors};
+pub use cursors::sample_cursors;
 pub use error::BenchError;
 pub use html::render_html;
 pub use mine::{MineParams, Mined, mine};

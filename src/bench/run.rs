@@ -28,8 +28,9 @@ use super::run_writer::RunFile;
 use super::score::score;
 use super::view::CaseView;
 use crate::complete::{CompleteError, Completer, Completion};
-use crate::config::{IndexSettings, RetrieveSettings};
+use crate::index::IndexSettings;
 use crate::index::{Index, Progress, Snapshot};
+use crate::retrieve::RetrieveSettings;
 use crate::retrieve::{self, Query, Retriever, RetrieverSpec};
 
 /// What to run.

@@ -21,10 +21,10 @@ use anyhow::{Context, bail};
 use clap::Args;
 use serde_json::{Value, json};
 
-use crossfile::bench::SplitMix64;
 use crossfile::bench::bootstrap::{mean, percentile};
 use crossfile::chunk::is_blank;
 use crossfile::config::Settings;
+use crossfile::seeded::SplitMix64;
 use crossfile::workspace;
 
 use super::lsp_client::LspClient;

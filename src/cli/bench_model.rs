@@ -230,11 +230,9 @@ pub fn run(args: &BenchModelArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The median of the finite values (nearest rank: the lower middle of an even count), NaN for
+/// none.
 fn p50(values: &[f64]) -> f64 {
-    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(f64::total_cmp);
-    v[(v.len() - 1) / 2]
+    let finite: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    crossfile::bench::bootstrap::percentile(&finite, 50.0).unwrap_or(f64::NAN)
 }

@@ -24,7 +24,7 @@ use super::progress::bytes_bar;
 #[derive(Debug, Args)]
 pub struct BenchRunArgs {
     /// The cases' format: cceval or repoeval.
-    #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
+    #[arg(long, value_name = "FORMAT", value_parser = CaseFormat::parse)]
     pub format: CaseFormat,
     /// The cases file (jsonl).
     #[arg(long, value_name = "FILE")]
@@ -62,11 +62,6 @@ pub struct BenchRunArgs {
     /// Print the summary as one JSON object.
     #[arg(long)]
     pub json: bool,
-}
-
-pub fn parse_format(name: &str) -> Result<CaseFormat, String> {
-    CaseFormat::from_name(name)
-        .ok_or_else(|| format!("unknown format {name:?}: cceval or repoeval"))
 }
 
 pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {

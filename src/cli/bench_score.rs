@@ -8,12 +8,10 @@ use clap::Args;
 use crossfile::bench::{CaseFormat, load_cases, load_predictions, score_predictions};
 use crossfile::config::{Options, Settings, WorkspaceOptions};
 
-use super::bench_run::parse_format;
-
 #[derive(Debug, Args)]
 pub struct BenchScoreArgs {
     /// The cases' format: cceval or repoeval.
-    #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
+    #[arg(long, value_name = "FORMAT", value_parser = CaseFormat::parse)]
     pub format: CaseFormat,
     /// The cases file (jsonl); no repository is needed.
     #[arg(long, value_name = "FILE")]

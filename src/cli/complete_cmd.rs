@@ -9,23 +9,18 @@ use tokio_util::sync::CancellationToken;
 use crossfile::complete::{Completer, backend_for, tokenizer_for};
 use crossfile::config::Settings;
 use crossfile::index::Index;
-use crossfile::retrieve::{self, Query};
-use crossfile::workspace;
+use crossfile::retrieve;
 
-use super::args::{CompleteArgs, parse_at};
+use super::args::CompleteArgs;
+use super::cursor::{AtCursor, query_at};
 use super::progress::{bytes_bar, index_bar};
 
 pub fn run(args: &CompleteArgs) -> anyhow::Result<()> {
-    let (file, line, col) = parse_at(&args.at)?;
     let settings = Settings::load_with(&args.root, args.options())?;
     let spec = settings.retrieve.retriever.clone();
     let retriever: Arc<dyn retrieve::Retriever> =
         Arc::from(retrieve::build(&spec, &settings.retrieve)?);
-    let (abs, rel) = workspace::resolve_in_root(&args.root, &file)?;
-    let source = workspace::read_source(&abs, settings.workspace.max_file_bytes)?;
-    let cursor = workspace::position_from_chars(&source.text, &rel, line, col)?;
-    let mut query = Query::new(&rel, &source.text, cursor)?;
-    query.reference = args.reference.clone();
+    let AtCursor { query, .. } = query_at(&args.root, &args.at, &settings, args.reference.clone())?;
     let (index, _) = Index::open_or_build(&args.root, &settings.index, &index_bar())
         .with_context(|| format!("indexing {}", args.root.display()))?;
 

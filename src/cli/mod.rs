@@ -13,6 +13,7 @@ mod bench_report;
 mod bench_run;
 mod bench_score;
 mod complete_cmd;
+mod cursor;
 mod index_cmd;
 mod lsp_client;
 mod model_cmd;

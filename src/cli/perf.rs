@@ -14,7 +14,7 @@ use std::time::Instant;
 use anyhow::Context;
 use serde_json::json;
 
-use crossfile::bench::sample_cursors;
+use crossfile::bench::{bootstrap, sample_cursors};
 use crossfile::config::Settings;
 use crossfile::index::{Index, Progress};
 use crossfile::lang::Language;
@@ -272,18 +272,13 @@ fn reference_script() -> anyhow::Result<std::path::PathBuf> {
     Ok(p)
 }
 
+/// The nearest-rank percentile, NaN for no values.
 fn percentile(values: &[f64], p: f64) -> f64 {
-    if values.is_empty() {
-        return f64::NAN;
-    }
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    let rank = ((p / 100.0) * v.len() as f64).ceil() as usize;
-    v[rank.clamp(1, v.len()) - 1]
+    bootstrap::percentile(values, p).unwrap_or(f64::NAN)
 }
 
 fn mean(values: &[f64]) -> f64 {
-    values.iter().sum::<f64>() / values.len().max(1) as f64
+    bootstrap::mean(values).unwrap_or(f64::NAN)
 }
 
 /// Peak resident set size of this process (Linux `VmHWM`).

@@ -5,22 +5,22 @@ use serde_json::json;
 
 use crossfile::config::Settings;
 use crossfile::index::Index;
-use crossfile::retrieve::{self, Query};
-use crossfile::workspace;
+use crossfile::retrieve;
 
-use super::args::{RetrieveArgs, parse_at};
+use super::args::RetrieveArgs;
+use super::cursor::{AtCursor, query_at};
 use super::progress::index_bar;
 
 pub fn run(args: &RetrieveArgs) -> anyhow::Result<()> {
-    let (file, line, col) = parse_at(&args.at)?;
     let settings = Settings::load_with(&args.root, args.options())?;
     let spec = settings.retrieve.retriever.clone();
     let retriever = retrieve::build(&spec, &settings.retrieve)?;
-    let (abs, rel) = workspace::resolve_in_root(&args.root, &file)?;
-    let source = workspace::read_source(&abs, settings.workspace.max_file_bytes)?;
-    let cursor = workspace::position_from_chars(&source.text, &rel, line, col)?;
-    let mut query = Query::new(&rel, &source.text, cursor)?;
-    query.reference = args.reference.clone();
+    let AtCursor {
+        query,
+        path: rel,
+        line,
+        col,
+    } = query_at(&args.root, &args.at, &settings, args.reference.clone())?;
 
     let (index, _) = Index::open_or_build(&args.root, &settings.index, &index_bar())
         .with_context(|| format!("indexing {}", args.root.display()))?;

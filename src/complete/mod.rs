@@ -58,6 +58,15 @@ pub enum CompleteError {
     Task(String),
 }
 
+/// The prompt template a completer with `settings` uses: `prompt.template` if set, else the one
+/// the tokenizer's vocabulary has the special tokens of.
+pub fn template_for(settings: &Settings, tokenizer: &dyn Tokenizer) -> Template {
+    settings
+        .prompt
+        .template
+        .unwrap_or_else(|| Template::detect(tokenizer))
+}
+
 /// Completes with one backend, tokenizer and template.
 #[derive(Clone)]
 pub struct Completer {
@@ -75,10 +84,7 @@ impl Completer {
         backend: Arc<dyn Backend>,
         tokenizer: Arc<dyn Tokenizer>,
     ) -> Completer {
-        let template = settings
-            .prompt
-            .template
-            .unwrap_or_else(|| Template::detect(tokenizer.as_ref()));
+        let template = template_for(settings, tokenizer.as_ref());
         Completer {
             backend,
             tokenizer,

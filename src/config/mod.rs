@@ -20,10 +20,7 @@ pub use options::{
     BackendOptions, DenseOptions, IndexOptions, LspOptions, ModelOptions, Options, Overlay,
     PostprocessOptions, PromptOptions, RetrieveOptions, TrustOptions, WorkspaceOptions,
 };
-pub use settings::{
-    BackendSettings, DenseSettings, IndexSettings, LspSettings, ModelSettings, PostprocessSettings,
-    PromptSettings, RetrieveSettings, Settings, WorkspaceSettings,
-};
+pub use settings::{LspSettings, Settings};
 pub use trust::Ignored;
 
 /// The workspace config file's name.

@@ -1,13 +1,16 @@
-//! Resolved settings, and every default in one place.
-
-use std::path::PathBuf;
+//! Resolved settings, and every default in one place. Each engine module owns its settings type
+//! (`index::IndexSettings`, `retrieve::RetrieveSettings`, …); this file assembles them from the
+//! checked options.
 
 use super::options::{Options, parse_chunker};
-use crate::backend::BackendKind;
+use crate::backend::{BackendKind, BackendSettings};
 use crate::chunk::{ChunkerKind, ChunkerSettings};
-use crate::postprocess::Unit;
-use crate::prompt::Template;
-use crate::retrieve::RetrieverSpec;
+use crate::index::IndexSettings;
+use crate::model::ModelSettings;
+use crate::postprocess::{PostprocessSettings, Unit};
+use crate::prompt::{PromptSettings, Template};
+use crate::retrieve::{DenseSettings, RetrieveSettings, RetrieverSpec};
+use crate::workspace::WorkspaceSettings;
 
 /// Everything the engine reads, resolved and defaulted.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,55 +25,6 @@ pub struct Settings {
     pub lsp: LspSettings,
 }
 
-/// `[model]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ModelSettings {
-    /// A GGUF; `None` is the default model, fetched into `<cache_dir>/models/` on first use.
-    pub path: Option<PathBuf>,
-    /// Context size in tokens (default 2048).
-    pub n_ctx: u32,
-    /// CPU threads of the embedded backend (default: every core).
-    pub threads: u32,
-    /// A `tokenizer.json` for token budgets of HTTP backends (default: the GGUF's vocabulary).
-    pub tokenizer: Option<PathBuf>,
-}
-
-/// `[backend]`. The API key itself is never here: only the name of its environment variable.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BackendSettings {
-    /// Default `embedded`.
-    pub kind: BackendKind,
-    /// Base URL of an HTTP backend (default `http://127.0.0.1:8080`).
-    pub endpoint: String,
-    /// Model name sent to HTTP servers (default `default`).
-    pub model: String,
-    pub api_key_env: Option<String>,
-    /// Per-request timeout (default 60 s).
-    pub timeout_ms: u64,
-    /// Retries on 429, 5xx and connection errors (default 2), with exponential backoff.
-    pub retries: u32,
-    /// Bounded response cache size (default 256; 0 turns it off).
-    pub cache_entries: usize,
-}
-
-/// `[prompt]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PromptSettings {
-    /// `None` (the default, `auto`): chosen from the model's vocabulary.
-    pub template: Option<Template>,
-    /// Cross-file block budget (default 512, CrossCodeEval's).
-    pub crossfile_tokens: u32,
-    /// Tokens to generate (default 50, CrossCodeEval's line completion).
-    pub max_new_tokens: u32,
-}
-
-/// `[postprocess]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PostprocessSettings {
-    /// Default `line`.
-    pub unit: Unit,
-}
-
 /// `[lsp]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LspSettings {
@@ -78,57 +32,6 @@ pub struct LspSettings {
     pub debounce_ms: u64,
     /// Longest suggestion, in characters (default 500).
     pub max_suggestion_chars: usize,
-}
-
-/// `[retrieve.dense]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DenseSettings {
-    /// An OpenAI-compatible base URL serving `/v1/embeddings`; `None` leaves `dense` unavailable.
-    pub endpoint: Option<String>,
-    /// Model name sent with each request (default `default`).
-    pub model: String,
-    pub api_key_env: Option<String>,
-    /// Per-request timeout (default 60 s).
-    pub timeout_ms: u64,
-    /// Where vectors are cached (`<index.cache_dir>/embeddings/`'s parent: the index cache dir).
-    pub cache_dir: PathBuf,
-}
-
-/// `[workspace]`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct WorkspaceSettings {
-    /// Files larger than this are skipped (default 1 MiB).
-    pub max_file_bytes: u64,
-}
-
-/// `[index]`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct IndexSettings {
-    /// Root of the on-disk indexes (default: the user's cache dir, `crossfile/`).
-    pub cache_dir: PathBuf,
-    /// Which chunks tantivy indexes for `bm25` (default: sliding windows).
-    pub bm25_chunker: ChunkerKind,
-    pub chunker: ChunkerSettings,
-    pub workspace: WorkspaceSettings,
-    /// How long a write waits for another process's lock before reporting it (default 10 s).
-    /// Not part of the index key.
-    pub lock_wait_ms: u64,
-}
-
-/// `[retrieve]`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RetrieveSettings {
-    /// The retriever used when none is named (default `bm25`).
-    pub retriever: RetrieverSpec,
-    /// Hits returned (default 5).
-    pub top_k: usize,
-    /// Lines before the cursor (non-blank) that form the `bm25` query (default 10).
-    pub query_lines: u32,
-    /// Lines before the cursor that form the `jaccard` query window (default 20, RepoCoder).
-    pub jaccard_query_lines: u32,
-    /// Reciprocal rank fusion constant (default 60).
-    pub rrf_k: f64,
-    pub dense: DenseSettings,
 }
 
 impl Default for Settings {

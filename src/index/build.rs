@@ -10,12 +10,12 @@ use serde::{Deserialize, Serialize};
 use tantivy::IndexWriter;
 
 use super::IndexError;
+use super::IndexSettings;
 use super::entry::{AnalysisInput, FileEntry, Stamp, text_hash};
 use super::location::{fingerprint, index_dir};
 use super::record::FileRecord;
 use super::snapshot::Snapshot;
 use super::store::{FORMAT, Store};
-use crate::config::IndexSettings;
 use crate::progress::{Progress, ProgressEvent};
 use crate::workspace::{self, SkipReason, Skipped, SourceFile, WorkspaceError};
 

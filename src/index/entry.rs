@@ -6,7 +6,6 @@ use std::sync::Arc;
 use super::record::{self, CcevalRecord, FileRecord};
 use crate::chunk::{self, Chunk, ChunkerKind, ChunkerSettings};
 use crate::lang::{self, Language, Outline};
-use crate::retrieve::okapi;
 use crate::terms::{self, TermId, Vocab};
 
 /// A file's text, ready for analysis.
@@ -98,7 +97,7 @@ impl FileEntry {
                 cceval.push(CcevalRecord {
                     fixed: i as u32,
                     len: tokens.len() as u32,
-                    terms: okapi::term_counts(&tokens),
+                    terms: terms::term_counts(&tokens),
                 });
             }
         }

@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::IndexSettings;
 use super::store::FORMAT;
-use crate::config::IndexSettings;
 
 /// `<cache_dir>/index/<root name>-<16 hex digits>`; `root` should be canonical.
 pub fn index_dir(root: &Path, settings: &IndexSettings) -> PathBuf {

@@ -14,6 +14,7 @@ mod build;
 mod entry;
 mod location;
 mod record;
+mod settings;
 mod snapshot;
 mod store;
 
@@ -23,6 +24,7 @@ pub use crate::progress::{Progress, ProgressEvent};
 pub use build::{Index, SyncReport};
 pub use entry::{AnalysisInput, CcevalChunk, FileEntry, Stamp, text_hash};
 pub use location::index_dir;
+pub use settings::IndexSettings;
 pub use snapshot::{Snapshot, SymbolRef};
 pub use store::FORMAT;
 

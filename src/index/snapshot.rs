@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use tantivy::Searcher;
 
+use super::IndexSettings;
 use super::entry::FileEntry;
 use super::store::{Fields, Store, file_key};
 use crate::chunk::{ChunkerKind, ChunkerSettings};
-use crate::config::IndexSettings;
 use crate::lang::Symbol;
 
 /// What retrievers rank over. Cloning the `Arc` that holds it is the only way to share it.

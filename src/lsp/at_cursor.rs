@@ -13,10 +13,9 @@ use tokio_util::sync::CancellationToken;
 use tower_lsp::lsp_types::{Position, Url};
 
 use super::convert::cursor_in;
-use super::memory;
 use super::replay::ReplayedCase;
 use super::state::{Engine, Folder, State};
-use crate::backend::{BackendError, BackendKind};
+use crate::backend::BackendError;
 use crate::bench::replay::completer_for;
 use crate::complete::{CompleteError, Completer, Completion};
 use crate::config::Settings;
@@ -124,11 +123,6 @@ pub async fn complete(
             cancel,
         )
         .await;
-    if engine.backend.name() == BackendKind::Embedded.name() {
-        // The in-process model allocates its context for each completion and frees it after;
-        // without this the server's memory grew by 1.4 MB a completion (see `memory`).
-        tokio::task::spawn_blocking(memory::release_free_heap);
-    }
     match outcome {
         Ok(completion) => Ok(Done {
             completion,

@@ -66,8 +66,7 @@ pub async fn load(state: &State, file: PathBuf, format: Option<&str>) -> Result<
     let max_file_bytes = state.engine_settings().index.workspace.max_file_bytes;
     let (file, cases, problems) = tokio::task::spawn_blocking(move || {
         let format = match format.as_deref() {
-            Some(name) => CaseFormat::from_name(name)
-                .ok_or_else(|| format!("format: unknown format {name:?}: cceval or repoeval"))?,
+            Some(name) => CaseFormat::parse(name).map_err(|e| format!("format: {e}"))?,
             None => CaseFormat::detect(&file)
                 .map_err(|e| e.to_string())?
                 .ok_or_else(|| {

@@ -77,15 +77,6 @@ pub fn to_lsp(line: &str, position: Position) -> lsp_types::Position {
     }
 }
 
-/// Turns the LSP's `\r\n` and lone `\r` line breaks into the engine's `\n`. Line numbers stay
-/// the same, and columns within a line are untouched.
-pub fn normalize_newlines(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.contains('\r') {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    std::borrow::Cow::Owned(text.replace("\r\n", "\n").replace('\r', "\n"))
-}
-
 /// The line of `text` with 0-based number `line`, without its break.
 pub fn line_of(text: &str, line: u32) -> Option<&str> {
     text.split('\n').nth(usize::try_from(line).ok()?)
@@ -210,13 +201,7 @@ mod tests {
     }
 
     #[test]
-    fn line_breaks_become_newlines() {
-        assert_eq!(normalize_newlines("a\r\nb\rc\nd"), "a\nb\nc\nd");
-        assert_eq!(normalize_newlines("\r\r\n"), "\n\n");
-        assert!(matches!(
-            normalize_newlines("plain\n"),
-            std::borrow::Cow::Borrowed(_)
-        ));
+    fn lines_are_found_by_number() {
         assert_eq!(line_of("a\nbc\n", 1), Some("bc"));
         assert_eq!(line_of("a\nbc\n", 2), Some(""));
         assert_eq!(line_of("a\nbc\n", 3), None);

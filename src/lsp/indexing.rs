@@ -11,7 +11,6 @@ use tower_lsp::lsp_types::{
 };
 
 use super::lifecycle::show_error;
-use super::memory;
 use super::state::{Folder, State};
 use crate::index::Index;
 use crate::progress::{Progress, ProgressEvent};
@@ -79,7 +78,7 @@ pub async fn index_folders(state: Arc<State>, folders: Vec<Arc<Folder>>) {
         }
     }
     // Indexing freed far more than the index keeps; the client hears of the end once it is back.
-    if let Err(e) = tokio::task::spawn_blocking(memory::release_free_heap).await {
+    if let Err(e) = tokio::task::spawn_blocking(crate::memory::release_free_heap).await {
         tracing::warn!("returning free memory failed: {e}");
     }
     let message = if failed == 0 {

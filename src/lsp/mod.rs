@@ -20,7 +20,6 @@ mod framing;
 mod indexing;
 mod inspect;
 mod lifecycle;
-mod memory;
 mod protocol;
 mod replay;
 mod score;
@@ -44,8 +43,6 @@ const CONCURRENCY: usize = 32;
 const PIPE_BYTES: usize = 256 * 1024;
 /// After the end of input, how long what was already read (a `shutdown` and `exit`) may take.
 const END_OF_INPUT_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
-
-pub use memory::limit_arenas;
 
 /// How a session ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

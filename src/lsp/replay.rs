@@ -15,13 +15,13 @@ use serde_json::{Value, json};
 use tower_lsp::lsp_types::{Position, Url};
 
 use super::cases;
-use super::convert::normalize_newlines;
 use super::lifecycle::folder_settings;
 use super::state::{Folder, State};
 use crate::bench::replay::{LaidOut, lay_out};
 use crate::bench::{Case, CaseView, InPlaceLock, Sandbox, Target};
-use crate::complete::Completer;
+use crate::complete::template_for;
 use crate::index::{Index, Progress};
+use crate::workspace::normalize_newlines;
 
 /// The replay session: the cases file being replayed and the case open now.
 #[derive(Default)]
@@ -217,9 +217,7 @@ async fn open(state: &Arc<State>, s: &mut Session, at: usize) -> Result<Value, S
     let folder = replay_folder(state, &placed.root, &case.repository, &options).await?;
     // The template decides whether the case's right context may be indexed.
     let engine = state.engine().await?;
-    let uses_right = Completer::new(&folder.settings(), engine.backend, engine.tokenizer)
-        .template()
-        .is_fim();
+    let uses_right = template_for(&folder.settings(), engine.tokenizer.as_ref()).is_fim();
     let index = match folder.index() {
         Some(index) => index,
         None => {

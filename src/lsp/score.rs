@@ -7,10 +7,10 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tower_lsp::lsp_types::Url;
 
-use super::convert::normalize_newlines;
 use super::replay::ReplayedCase;
 use super::state::State;
 use crate::bench::score;
+use crate::workspace::normalize_newlines;
 
 /// `crossfile.score`'s arguments: the case and either the text to score or the buffer holding it.
 #[derive(Debug, Deserialize)]

@@ -227,7 +227,7 @@ impl State {
             let tokenizer = crate::complete::tokenizer_for(&for_load, backend.as_ref(), &progress)
                 .map_err(|e| e.to_string())?;
             tracing::info!(backend = backend.name(), "model ready");
-            super::memory::release_free_heap();
+            crate::memory::release_free_heap();
             Ok::<_, String>(Engine { backend, tokenizer })
         })
         .await

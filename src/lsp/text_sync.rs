@@ -9,9 +9,10 @@ use tower_lsp::lsp_types::{
     DidSaveTextDocumentParams, TextDocumentContentChangeEvent,
 };
 
-use super::convert::{normalize_newlines, to_engine};
+use super::convert::to_engine;
 use super::state::State;
 use crate::workspace::Documents;
+use crate::workspace::normalize_newlines;
 
 pub fn did_open(state: &State, params: DidOpenTextDocumentParams) {
     let Some((folder, rel)) = state.locate(&params.text_document.uri) else {

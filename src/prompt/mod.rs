@@ -3,6 +3,7 @@
 
 mod block;
 mod budget;
+mod settings;
 mod template;
 
 #[cfg(test)]
@@ -12,4 +13,5 @@ mod tests;
 
 pub use block::crossfile_block;
 pub use budget::{Budget, Prompt, PromptInput, PromptTokens, build};
+pub use settings::PromptSettings;
 pub use template::Template;

@@ -28,11 +28,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use super::DenseSettings;
 use super::embeddings::{EmbeddingClient, Key, VectorCache, key};
 use super::{Hit, Query, RetrieveError, Retriever, sort_hits};
-use crate::backend::BackendError;
 use crate::chunk::{ChunkerKind, chunk_texts, is_blank};
-use crate::config::DenseSettings;
+use crate::http::HttpError;
 use crate::index::{FileEntry, Snapshot};
 
 /// Texts per embeddings request.
@@ -130,7 +130,7 @@ impl Dense {
         });
         rx.recv()
             .map_err(|_| unavailable("its HTTP runtime stopped mid-request".into()))?
-            .map_err(|e: BackendError| unavailable(e.to_string()))
+            .map_err(|e: HttpError| unavailable(e.to_string()))
     }
 
     fn with_cache<T>(&self, f: impl FnOnce(&mut VectorCache) -> T) -> T {

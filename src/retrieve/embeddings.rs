@@ -29,8 +29,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-use crate::backend::{BackendError, HttpClient, HttpSettings};
-use crate::config::DenseSettings;
+use super::DenseSettings;
+use crate::http::{HttpClient, HttpError, HttpSettings};
 
 /// The cache file's format version; bump it when the layout or the key changes.
 pub const FORMAT: u32 = 1;
@@ -81,10 +81,11 @@ struct Item {
 
 impl EmbeddingClient {
     /// A client for `settings.endpoint` (which must be set); reads the API key now.
-    pub fn new(settings: &DenseSettings) -> Result<EmbeddingClient, BackendError> {
-        let endpoint = settings.endpoint.as_deref().ok_or_else(|| {
-            BackendError::Config("retrieve.dense.endpoint is not set".to_string())
-        })?;
+    pub fn new(settings: &DenseSettings) -> Result<EmbeddingClient, HttpError> {
+        let endpoint = settings
+            .endpoint
+            .as_deref()
+            .ok_or_else(|| HttpError::Config("retrieve.dense.endpoint is not set".to_string()))?;
         Ok(EmbeddingClient {
             http: HttpClient::new(HttpSettings {
                 section: "retrieve.dense",
@@ -110,7 +111,7 @@ impl EmbeddingClient {
 
     /// One vector per text, in order, each scaled to unit length (a zero vector stays zero).
     /// Every vector must have the same, non-zero number of dimensions.
-    pub async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, BackendError> {
+    pub async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, HttpError> {
         const PATH: &str = "/v1/embeddings";
         if texts.is_empty() {
             return Ok(Vec::new());
@@ -124,7 +125,7 @@ impl EmbeddingClient {
             .http
             .post_json(PATH, &body, &CancellationToken::new())
             .await?;
-        let malformed = |message: String| BackendError::Malformed {
+        let malformed = |message: String| HttpError::Malformed {
             endpoint: self.http.shown_url(PATH),
             message,
         };

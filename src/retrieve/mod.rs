@@ -16,16 +16,17 @@ mod mmr;
 mod none;
 pub mod okapi;
 mod query;
+mod settings;
 mod spec;
 
 use std::ops::Range;
 
 pub use cceval::{CcevalMode, rank_cceval};
 pub use query::{OWN_REGION_LINES, Query};
+pub use settings::{DenseSettings, RetrieveSettings};
 pub use spec::{DEFAULT_MMR_LAMBDA, RetrieverSpec, VALID_SPECS};
 
 use crate::chunk::ChunkerKind;
-use crate::config::RetrieveSettings;
 use crate::index::Snapshot;
 
 /// One retrieved chunk.

@@ -15,11 +15,7 @@
 //! the documents holding a query term are visited. (rank_bm25's `idf.get(q) or 0` also turns an
 //! idf of exactly 0.0 into the integer 0, which adds the same zero.)
 
-use std::collections::HashMap;
-use std::collections::hash_map::Entry;
-use std::hash::{BuildHasherDefault, Hasher};
-
-use crate::terms::TermId;
+use crate::terms::{IdMap, TermId};
 
 /// One document: its token count and its distinct terms with their counts, in order of first
 /// appearance.
@@ -27,27 +23,9 @@ use crate::terms::TermId;
 pub struct OkapiDoc<'a> {
     /// Number of tokens, repeats included (rank_bm25's `len(document)`).
     pub len: u32,
-    /// Each distinct term once, with its count, in order of first appearance ([`term_counts`]).
+    /// Each distinct term once, with its count, in order of first appearance
+    /// ([`crate::terms::term_counts`]).
     pub terms: &'a [(TermId, u32)],
-}
-
-/// Distinct terms of `tokens` with counts, in order of first appearance.
-pub fn term_counts(tokens: &[TermId]) -> Vec<(TermId, u32)> {
-    let mut slots = IdMap::<usize>::default();
-    let mut counts: Vec<(TermId, u32)> = Vec::new();
-    for &term in tokens {
-        match slots.entry(term) {
-            Entry::Occupied(slot) => {
-                let count = &mut counts[*slot.get()].1;
-                *count = count.saturating_add(1);
-            }
-            Entry::Vacant(slot) => {
-                slot.insert(counts.len());
-                counts.push((term, 1));
-            }
-        }
-    }
-    counts
 }
 
 /// rank_bm25 `BM25Okapi(corpus, k1=1.5, b=0.75, epsilon=0.25).get_scores(query)`, bit-for-bit.
@@ -183,32 +161,10 @@ impl CorpusStats {
     }
 }
 
-/// A hash map keyed by term ids, with a multiplicative hash instead of SipHash.
-type IdMap<V> = HashMap<TermId, V, BuildHasherDefault<IdHasher>>;
-
-/// Fibonacci hashing of a `u32` (the only key hashed): cheap, and spreads dense ids.
-#[derive(Default)]
-struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-
-    fn write_u32(&mut self, n: u32) {
-        self.0 = (self.0 ^ u64::from(n)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::terms::term_counts;
 
     /// Scores `corpus` (documents of term ids) for `query`.
     fn scores(corpus: &[&[TermId]], query: &[TermId]) -> Vec<f64> {
@@ -237,23 +193,6 @@ mod tests {
             bits(&want),
             "corpus {corpus:?} query {query:?}: got {got:?}, want {want:?}"
         );
-    }
-
-    #[test]
-    fn term_counts_keep_first_appearance_order() {
-        type Row = (&'static [TermId], &'static [(TermId, u32)]);
-        let cases: &[Row] = &[
-            (&[], &[]),
-            (&[7], &[(7, 1)]),
-            (
-                &[5, 3, 5, 5, TermId::MAX, 3],
-                &[(5, 3), (3, 2), (TermId::MAX, 1)],
-            ),
-            (&[0, 0, 0], &[(0, 3)]),
-        ];
-        for (tokens, want) in cases {
-            assert_eq!(term_counts(tokens), *want, "term_counts({tokens:?})");
-        }
     }
 
     // Expected values: `BM25Okapi(corpus).get_scores(query)` from rank-bm25 0.2.2, with terms

@@ -8,11 +8,13 @@
 //! - [`word_set`]: the distinct `\w+` words of a text, for Jaccard similarity.
 
 mod code;
+mod counts;
 mod nltk;
 mod vocab;
 mod word;
 
 pub use code::{CodeTokenizer, code_terms};
+pub use counts::{IdMap, term_counts};
 pub use nltk::cceval_tokens;
 pub use vocab::{TermId, Vocab};
 pub use word::{is_word_char, word_set, words};

@@ -6,8 +6,8 @@ use std::time::UNIX_EPOCH;
 use ignore::WalkBuilder;
 
 use super::WorkspaceError;
+use super::WorkspaceSettings;
 use super::paths::relative_path;
-use crate::config::WorkspaceSettings;
 use crate::lang::Language;
 
 /// A source file that belongs to the workspace.

@@ -8,6 +8,7 @@ mod discover;
 mod documents;
 mod paths;
 mod position;
+mod settings;
 mod text;
 
 use std::path::PathBuf;
@@ -16,7 +17,8 @@ pub use discover::{Discovery, SkipReason, Skipped, SourceFile, discover, is_bina
 pub use documents::Documents;
 pub use paths::{relative_path, resolve_in_root};
 pub use position::{line_start_offsets, offset_of, position_from_chars};
-pub use text::{SourceText, decode, read_source};
+pub use settings::WorkspaceSettings;
+pub use text::{SourceText, decode, normalize_newlines, read_source};
 
 /// A problem with a workspace path or file.
 #[derive(Debug, thiserror::Error)]

@@ -18,7 +18,7 @@ pub struct SourceText {
 pub fn decode(bytes: &[u8]) -> SourceText {
     match std::str::from_utf8(bytes) {
         Ok(text) => SourceText {
-            text: normalize_newlines(text),
+            text: normalize_newlines(text).into_owned(),
             lossy: false,
         },
         Err(_) => SourceText {
@@ -53,23 +53,14 @@ pub fn read_source(path: &Path, max_bytes: u64) -> Result<SourceText, WorkspaceE
     Ok(decode(&bytes))
 }
 
-fn normalize_newlines(text: &str) -> String {
+/// Turns `\r\n` and lone `\r` line breaks (Python's universal newlines; the LSP's breaks) into
+/// `\n`. Line numbers stay the same, and columns within a line are untouched; a text without `\r`
+/// is borrowed.
+pub fn normalize_newlines(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.contains('\r') {
-        return text.to_string();
+        return std::borrow::Cow::Borrowed(text);
     }
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\r' {
-            if chars.peek() == Some(&'\n') {
-                chars.next();
-            }
-            out.push('\n');
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    std::borrow::Cow::Owned(text.replace("\r\n", "\n").replace('\r', "\n"))
 }
 
 #[cfg(test)]
@@ -93,5 +84,15 @@ mod tests {
                 "decode({bytes:?})"
             );
         }
+    }
+
+    #[test]
+    fn line_breaks_become_newlines() {
+        assert_eq!(normalize_newlines("a\r\nb\rc\nd"), "a\nb\nc\nd");
+        assert_eq!(normalize_newlines("\r\r\n"), "\n\n");
+        assert!(matches!(
+            normalize_newlines("plain\n"),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 }

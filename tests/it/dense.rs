@@ -4,10 +4,11 @@
 //! `mmr`, with rayon and inside a tokio runtime. Plus the errors of an unreachable endpoint.
 
 use crossfile::Position;
-use crossfile::config::{DenseSettings, RetrieveSettings, Settings};
+use crossfile::config::Settings;
 use crossfile::index::{Index, Progress, Snapshot};
 use crossfile::retrieve::dense::{Dense, DenseStats};
 use crossfile::retrieve::{self, Hit, Query, RetrieveError, Retriever, RetrieverSpec};
+use crossfile::retrieve::{DenseSettings, RetrieveSettings};
 use rayon::prelude::*;
 
 use crate::servers;

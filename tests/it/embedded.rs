@@ -5,7 +5,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use crossfile::backend::{Backend, BackendError, EmbeddedBackend, GenerateRequest, Generation};
-use crossfile::config::ModelSettings;
+use crossfile::model::ModelSettings;
 use tokio_util::sync::CancellationToken;
 
 use crate::support::{corpus_workspace, read_text};

@@ -12,11 +12,12 @@ mod real;
 use std::sync::Once;
 use std::time::{Duration, Instant};
 
+use crossfile::backend::BackendSettings;
 use crossfile::backend::{
     Backend, BackendError, BackendKind, CHAT_INSTRUCTION, FimParts, GenerateRequest,
     LlamaCppBackend, OllamaBackend, OpenAiBackend, OpenAiChatBackend, TgiBackend,
 };
-use crossfile::config::BackendSettings;
+use crossfile::http::HttpError;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -95,7 +96,7 @@ async fn a_500_is_retried_then_reported_with_its_status_and_body() {
     );
     assert_eq!(e.kind(), "http_status", "{e}");
     match &e {
-        BackendError::Status { status, body, .. } => {
+        BackendError::Http(HttpError::Status { status, body, .. }) => {
             assert_eq!(*status, 500);
             assert!(body.contains("model crashed"), "{body}");
         }
@@ -156,7 +157,10 @@ async fn a_hang_past_the_timeout_is_a_timeout_fast_and_not_retried() {
             .await,
     );
     assert!(
-        matches!(e, BackendError::Timeout { after_ms: 300, .. }),
+        matches!(
+            e,
+            BackendError::Http(HttpError::Timeout { after_ms: 300, .. })
+        ),
         "{e}"
     );
     assert!(

@@ -3,7 +3,7 @@
 
 use crossfile::Position;
 use crossfile::chunk::ChunkerKind;
-use crossfile::config::IndexSettings;
+use crossfile::index::IndexSettings;
 use crossfile::index::{Index, Progress};
 use crossfile::retrieve::{self, Query};
 

@@ -5,7 +5,8 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use crossfile::retrieve::okapi::{OkapiDoc, okapi_scores, term_counts};
+use crossfile::retrieve::okapi::{OkapiDoc, okapi_scores};
+use crossfile::terms::term_counts;
 use crossfile::terms::{TermId, Vocab, cceval_tokens};
 
 use crate::support::{SplitMix64, python_lines, workspace_chunks};

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use crossfile::chunk::is_blank;
-use crossfile::config::{IndexSettings, Settings};
+use crossfile::config::Settings;
+use crossfile::index::IndexSettings;
 
 /// Where `../shared/corpus/fetch` puts the corpus: `$CROSSFILE_CORPUS`, else
 /// `${XDG_CACHE_HOME:-$HOME/.cache}/crossfile-corpus` (empty variables count as unset).
@@ -194,7 +195,7 @@ pub fn reference_script() -> String {
     format!("{}/scripts/cceval_reference.py", env!("CARGO_MANIFEST_DIR"))
 }
 
-pub use crossfile::bench::SplitMix64;
+pub use crossfile::seeded::SplitMix64;
 
 /// The DEV benchmark repositories (`shared/bench/unpack-repos`).
 pub fn bench_repos() -> PathBuf {

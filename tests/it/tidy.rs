@@ -90,3 +90,101 @@ fn every_dependency_is_explained_in_architecture_md() {
         "dependencies without a line in ARCHITECTURE.md: {missing:?}"
     );
 }
+
+/// The first path segment of every `crate::…` path in `text` (`crate::{a, b::c}` gives `a`, `b`).
+fn crate_modules(text: &str) -> Vec<String> {
+    let ident = |s: &str| -> String {
+        s.trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut found = Vec::new();
+    for (at, _) in text.match_indices("crate::") {
+        let rest = &text[at + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let mut depth = 0usize;
+            let mut start = 0;
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => {
+                        found.push(ident(&group[start..i]));
+                        break;
+                    }
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        found.push(ident(&group[start..i]));
+                        start = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            found.push(ident(rest));
+        }
+    }
+    found.retain(|m| !m.is_empty());
+    found
+}
+
+/// Dependencies point one way: engine ← config ← complete ← bench ← lsp / cli. An engine module
+/// (its tests and doc links included) imports nothing above it, and `config` nothing but the
+/// engine.
+#[test]
+fn layers_import_only_downwards() {
+    const ENGINE: &[&str] = &[
+        "index",
+        "retrieve",
+        "prompt",
+        "backend",
+        "chunk",
+        "lang",
+        "terms",
+        "tokenize",
+        "postprocess",
+        "metrics",
+        "workspace",
+        "model",
+        "http",
+        "seeded",
+        "progress",
+        "lock",
+        "memory",
+    ];
+    const ABOVE_ENGINE: &[&str] = &[
+        "config", "complete", "bench", "report", "perf", "lsp", "cli",
+    ];
+    const ABOVE_CONFIG: &[&str] = &["complete", "bench", "report", "perf", "lsp", "cli"];
+    let mut problems = Vec::new();
+    for (path, text) in sources() {
+        let module = path
+            .trim_start_matches("src/")
+            .split(['/', '.'])
+            .next()
+            .unwrap_or("")
+            .to_string();
+        let forbidden = if ENGINE.contains(&module.as_str()) {
+            ABOVE_ENGINE
+        } else if module == "config" {
+            ABOVE_CONFIG
+        } else {
+            continue;
+        };
+        for used in crate_modules(&text) {
+            if forbidden.contains(&used.as_str()) {
+                problems.push(format!("{path}: the {module} layer uses crate::{used}"));
+            }
+        }
+    }
+    problems.dedup();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn crate_paths_are_read_whole_and_grouped() {
+    assert_eq!(
+        crate_modules("use crate::a::B;\nuse crate::{c, d::{E, F}, g};\n/// [`crate::h::I`]"),
+        ["a", "c", "d", "g", "h"]
+    );
+}

@@ -19,22 +19,12 @@ fn a_crosscodeeval_case_whose_file_is_missing_is_an_error_not_a_score() {
     let cases = dir.path().join("missing.jsonl");
     std::fs::write(&cases, format!("{record}\n")).expect("write");
     let run = dir.path().join("run.jsonl");
-    let repos = bench_repos();
-    let args = [
-        &bench_run_args(
-            "cceval",
-            cases.to_str().expect("utf-8"),
-            repos.to_str().expect("utf-8"),
-            run.to_str().expect("utf-8"),
-        )[..],
+    let out = bench_run_cceval(
+        &cases,
+        &run,
         &["--backend", "none"],
-    ]
-    .concat();
-    let out = crossfile_with(
-        &args,
         &dir.path().join("cache"),
         &dir.path().join("none.toml"),
-        &[],
     );
     assert_eq!(out.status.code(), Some(1), "an error record fails the run");
     let written: serde_json::Value =
@@ -121,18 +111,13 @@ fn small_things_are_said_clearly() {
     let cases = dir.path().join("latin1.jsonl");
     std::fs::write(&cases, bytes).expect("write");
     let run = dir.path().join("run.jsonl");
-    let repos = bench_repos();
-    let args = [
-        &bench_run_args(
-            "cceval",
-            cases.to_str().expect("utf-8"),
-            repos.to_str().expect("utf-8"),
-            run.to_str().expect("utf-8"),
-        )[..],
+    let out = bench_run_cceval(
+        &cases,
+        &run,
         &["--backend", "none", "--json"],
-    ]
-    .concat();
-    let out = crossfile_with(&args, &cache, &user, &[]);
+        &cache,
+        &user,
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("latin1.jsonl:1") && stderr(&out).contains("not UTF-8"),
@@ -250,22 +235,12 @@ fn an_oversized_case_is_skipped_by_its_line_and_field_and_the_rest_run() {
     );
     std::fs::write(&cases, with_big).expect("write");
     let run = dir.path().join("run.jsonl");
-    let repos = bench_repos();
-    let args = [
-        &bench_run_args(
-            "cceval",
-            cases.to_str().expect("utf-8"),
-            repos.to_str().expect("utf-8"),
-            run.to_str().expect("utf-8"),
-        )[..],
+    let out = bench_run_cceval(
+        &cases,
+        &run,
         &["--backend", "none", "--max-file-bytes", "200000"],
-    ]
-    .concat();
-    let out = crossfile_with(
-        &args,
         &dir.path().join("cache"),
         &dir.path().join("none.toml"),
-        &[],
     );
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{err}");

@@ -150,6 +150,23 @@ fn bench_run_args<'a>(
     ]
 }
 
+/// `bench run` of CrossCodeEval `cases` on the DEV repositories into `run` (retriever `none`),
+/// with `extra` flags, the cache `cache` and the user config `user`.
+fn bench_run_cceval(cases: &Path, run: &Path, extra: &[&str], cache: &Path, user: &Path) -> Output {
+    let repos = bench_repos();
+    let args = [
+        &bench_run_args(
+            "cceval",
+            cases.to_str().expect("utf-8"),
+            repos.to_str().expect("utf-8"),
+            run.to_str().expect("utf-8"),
+        )[..],
+        extra,
+    ]
+    .concat();
+    crossfile_with(&args, cache, user, &[])
+}
+
 /// Runs the binary, killed after `seconds` (a hang is a failure, not a stuck test).
 fn crossfile_within(args: &[&str], cache: &Path, seconds: u64) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_crossfile"))

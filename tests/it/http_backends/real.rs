@@ -2,10 +2,10 @@
 //! and llama-cpp-python (`openai`, `openai-chat`), and the greedy parity of the two servers and
 //! of `llama-server` and the embedded backend.
 
+use crossfile::backend::BackendSettings;
 use crossfile::backend::{
     Backend, BackendKind, FimParts, LlamaCppBackend, OpenAiBackend, OpenAiChatBackend,
 };
-use crossfile::config::BackendSettings;
 use tokio_util::sync::CancellationToken;
 
 use super::{request, settings};
@@ -159,7 +159,7 @@ fn greedy_parity_between_llama_server_and_llama_cpp_python() {
 fn greedy_parity_between_the_embedded_backend_and_llama_server() {
     let _one = servers::exclusive();
     let upstream = llama_server_completions();
-    let settings = crossfile::config::ModelSettings {
+    let settings = crossfile::model::ModelSettings {
         path: None,
         n_ctx: 2048,
         threads: 2,

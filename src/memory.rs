@@ -1,5 +1,6 @@
-//! Keeping the server's heap small: few allocator arenas, and freed heap given back to the
-//! operating system after the server's one-off big jobs.
+//! Keeping a long-lived process's heap small (the server's above all): few allocator arenas, and
+//! freed heap given back to the operating system after one-off big jobs and after each
+//! generation of the embedded model.
 //!
 //! glibc gives threads their own arenas (up to eight per core), and each keeps what its threads
 //! freed. The server's blocking threads come and go (index commits, each completion of the
@@ -15,8 +16,8 @@
 //! keeps, and glibc's allocator holds freed memory for later instead of returning it: a server
 //! that had indexed django and loaded the default model (n_ctx 2048) was 259.7 MB resident, and
 //! 233.2 MB once glibc was asked to return what was free (`malloc_trim(0)`, measured by calling
-//! it from a debugger). [`release_free_heap`] asks that once after each such job, and after each
-//! completion of the embedded model (whose context, some megabytes, is made and freed each
+//! it from a debugger). [`release_free_heap`] asks that once after each such job (the server
+//! calls it), and the embedded backend after each of its generations (whose context, some megabytes, is made and freed each
 //! time: 268.0 MB after 21 completions without it, 254.8 MB with it); on other platforms it does
 //! nothing.
 

@@ -1,20 +1,5 @@
-//! The HTTP client every HTTP backend and the `dense` retriever's embeddings share: JSON over
-//! `POST`, a per-attempt timeout, retries with backoff, cancellation, and a bearer key that is
-//! never logged and never put in an error.
-//!
-//! One attempt covers connecting, sending, and reading the whole body; it has
-//! `timeout_ms` to finish. An attempt that fails with HTTP 429, a 5xx status, a refused
-//! connection or a connection closed before any response is retried up to `retries` times, after
-//! an exponential backoff (200 ms, 400 ms, 800 ms, … capped at 5 s, each scaled by a random
-//! factor in [0.5, 1]), or after the server's `Retry-After` seconds when it sends them (capped at
-//! 10 s). A timeout is not retried: a server that hangs once is likely to hang again, and a
-//! completion that arrives after the user moved on is useless. Every wait (connect, response,
-//! body, backoff) races the caller's cancellation token; a cancelled request is dropped, which
-//! closes its connection, and the client stays usable.
-//!
-//! A success must carry a JSON content type (`application/json`, or any `…+json`); a response
-//! without a `Content-Type` is parsed anyway. Bodies that end early, are not JSON, or lack a
-//! field the backend needs are [`BackendError::Malformed`].
+//! [`HttpClient`]: JSON over `POST` to one base URL, with the timeout, retries, cancellation and
+//! key handling the module describes.
 
 use std::fmt;
 use std::hash::BuildHasher;
@@ -25,9 +10,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
 
-use super::BackendError;
+use super::HttpError;
 use super::answer::{BodyError, MAX_ANSWER_BYTES, read_bounded};
-pub(crate) use super::redact::redact_url_credentials;
+use super::redact::redact_url_credentials;
 
 /// First backoff delay; it doubles per retry.
 const BACKOFF_BASE: Duration = Duration::from_millis(200);
@@ -35,7 +20,7 @@ const BACKOFF_BASE: Duration = Duration::from_millis(200);
 const BACKOFF_CAP: Duration = Duration::from_secs(5);
 /// Longest wait a server's `Retry-After` may ask for.
 const RETRY_AFTER_CAP: Duration = Duration::from_secs(10);
-/// Longest error body kept in [`BackendError::Status`], in bytes.
+/// Longest error body kept in [`HttpError::Status`], in bytes.
 const ERROR_BODY_LIMIT: usize = 512;
 /// What replaces an API key, should a server echo it.
 const REDACTED: &str = "[redacted]";
@@ -87,24 +72,24 @@ enum Outcome {
     Done(Vec<u8>),
     /// Worth another attempt, after `after` if the server said so.
     Retry {
-        error: BackendError,
+        error: HttpError,
         after: Option<Duration>,
     },
-    Fail(BackendError),
+    Fail(HttpError),
 }
 
 impl HttpClient {
     /// Checks the endpoint and reads the API key from its environment variable, once.
-    pub(crate) fn new(settings: HttpSettings<'_>) -> Result<HttpClient, BackendError> {
+    pub(crate) fn new(settings: HttpSettings<'_>) -> Result<HttpClient, HttpError> {
         let section = settings.section;
         let url = reqwest::Url::parse(settings.endpoint).map_err(|e| {
-            BackendError::Config(format!(
+            HttpError::Config(format!(
                 "{section}.endpoint `{}` is not a URL: {e}",
                 redact_url_credentials(settings.endpoint)
             ))
         })?;
         if !matches!(url.scheme(), "http" | "https") {
-            return Err(BackendError::Config(format!(
+            return Err(HttpError::Config(format!(
                 "{section}.endpoint `{}` is not an http or https URL",
                 redact_url_credentials(settings.endpoint)
             )));
@@ -114,7 +99,7 @@ impl HttpClient {
             Some(name) => match std::env::var(name) {
                 Ok(value) if !value.trim().is_empty() => Some(ApiKey(value.trim().to_string())),
                 _ => {
-                    return Err(BackendError::Config(format!(
+                    return Err(HttpError::Config(format!(
                         "{section}.api_key_env names `{name}`, which is not set (or empty)"
                     )));
                 }
@@ -124,7 +109,7 @@ impl HttpClient {
         let client = reqwest::Client::builder()
             .connect_timeout(timeout)
             .build()
-            .map_err(|e| BackendError::Config(format!("{section}: HTTP client: {e}")))?;
+            .map_err(|e| HttpError::Config(format!("{section}: HTTP client: {e}")))?;
         Ok(HttpClient {
             client,
             base: settings.endpoint.trim_end_matches('/').to_string(),
@@ -163,32 +148,32 @@ impl HttpClient {
         path: &str,
         body: &B,
         cancel: &CancellationToken,
-    ) -> Result<T, BackendError>
+    ) -> Result<T, HttpError>
     where
         B: Serialize + ?Sized,
         T: DeserializeOwned,
     {
         let url = self.url(path);
-        let body = serde_json::to_vec(body).map_err(|e| BackendError::Malformed {
+        let body = serde_json::to_vec(body).map_err(|e| HttpError::Malformed {
             endpoint: redact_url_credentials(&url),
             message: format!("cannot encode the request: {e}"),
         })?;
         let mut attempt = 0u32;
         loop {
             if cancel.is_cancelled() {
-                return Err(BackendError::Cancelled);
+                return Err(HttpError::Cancelled);
             }
             let started = Instant::now();
             let outcome = tokio::select! {
                 biased;
-                () = cancel.cancelled() => return Err(BackendError::Cancelled),
+                () = cancel.cancelled() => return Err(HttpError::Cancelled),
                 outcome = self.attempt(&url, body.clone()) => outcome,
             };
             let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
             let (error, after) = match outcome {
                 Outcome::Done(bytes) => {
                     tracing::debug!(endpoint = %redact_url_credentials(&url), attempt, elapsed_ms, "http ok");
-                    return serde_json::from_slice(&bytes).map_err(|e| BackendError::Malformed {
+                    return serde_json::from_slice(&bytes).map_err(|e| HttpError::Malformed {
                         endpoint: redact_url_credentials(&url),
                         message: format!("unexpected JSON: {e}"),
                     });
@@ -214,7 +199,7 @@ impl HttpClient {
             );
             tokio::select! {
                 biased;
-                () = cancel.cancelled() => return Err(BackendError::Cancelled),
+                () = cancel.cancelled() => return Err(HttpError::Cancelled),
                 () = tokio::time::sleep(delay) => {}
             }
             attempt += 1;
@@ -226,7 +211,7 @@ impl HttpClient {
         let timeout_ms = self.timeout.as_millis() as u64;
         match tokio::time::timeout(self.timeout, self.exchange(url, body)).await {
             Ok(outcome) => outcome,
-            Err(_) => Outcome::Fail(BackendError::Timeout {
+            Err(_) => Outcome::Fail(HttpError::Timeout {
                 endpoint: redact_url_credentials(url),
                 after_ms: timeout_ms,
             }),
@@ -256,7 +241,7 @@ impl HttpClient {
                 Ok(b) => truncate(&String::from_utf8_lossy(b), ERROR_BODY_LIMIT),
                 Err(_) => "(the body could not be read, or was too large)".to_string(),
             };
-            let error = BackendError::Status {
+            let error = HttpError::Status {
                 endpoint: redact_url_credentials(url),
                 status: status.as_u16(),
                 body: self.redact(&body),
@@ -273,7 +258,7 @@ impl HttpClient {
         let bytes = match bytes {
             Ok(bytes) => bytes,
             Err(BodyError::TooLarge) => {
-                return Outcome::Fail(BackendError::Malformed {
+                return Outcome::Fail(HttpError::Malformed {
                     endpoint: redact_url_credentials(url),
                     message: format!(
                         "the answer is larger than {} MiB, the limit on a model server's answer",
@@ -282,13 +267,13 @@ impl HttpClient {
                 });
             }
             Err(BodyError::Read(e)) if e.is_timeout() => {
-                return Outcome::Fail(BackendError::Timeout {
+                return Outcome::Fail(HttpError::Timeout {
                     endpoint: redact_url_credentials(url),
                     after_ms: self.timeout.as_millis() as u64,
                 });
             }
             Err(BodyError::Read(e)) => {
-                return Outcome::Fail(BackendError::Malformed {
+                return Outcome::Fail(HttpError::Malformed {
                     endpoint: redact_url_credentials(url),
                     message: self.redact(&format!("the body ended early: {}", chain(&e))),
                 });
@@ -297,7 +282,7 @@ impl HttpClient {
         if let Some(kind) = headers.get(CONTENT_TYPE) {
             let kind = String::from_utf8_lossy(kind.as_bytes()).to_string();
             if !is_json(&kind) {
-                return Outcome::Fail(BackendError::Malformed {
+                return Outcome::Fail(HttpError::Malformed {
                     endpoint: redact_url_credentials(url),
                     message: self.redact(&format!(
                         "content type `{}` is not JSON; body starts {:?}",
@@ -314,13 +299,13 @@ impl HttpClient {
     fn send_error(&self, url: &str, e: &reqwest::Error) -> Outcome {
         let message = self.redact(&chain(e));
         if e.is_timeout() {
-            Outcome::Fail(BackendError::Timeout {
+            Outcome::Fail(HttpError::Timeout {
                 endpoint: redact_url_credentials(url),
                 after_ms: self.timeout.as_millis() as u64,
             })
         } else if e.is_connect() {
             Outcome::Retry {
-                error: BackendError::Refused {
+                error: HttpError::Refused {
                     endpoint: redact_url_credentials(url),
                     message,
                 },
@@ -330,7 +315,7 @@ impl HttpClient {
             // Connected, but the connection closed or broke before a response: retried like a
             // refused connection, reported as a malformed exchange.
             Outcome::Retry {
-                error: BackendError::Malformed {
+                error: HttpError::Malformed {
                     endpoint: redact_url_credentials(url),
                     message: format!("no complete response: {message}"),
                 },
@@ -349,20 +334,8 @@ impl HttpClient {
     }
 }
 
-/// The text before the earliest occurrence of any non-empty stop string. Servers differ on
-/// whether they include the stop string they hit; cutting here makes every backend agree.
-pub(crate) fn cut_at_stop<'a>(text: &'a str, stops: &[String]) -> &'a str {
-    let end = stops
-        .iter()
-        .filter(|s| !s.is_empty())
-        .filter_map(|s| text.find(s.as_str()))
-        .min()
-        .unwrap_or(text.len());
-    &text[..end]
-}
-
 /// At most `limit` bytes of `text`, cut at a character boundary, with `…` when cut.
-pub(crate) fn truncate(text: &str, limit: usize) -> String {
+fn truncate(text: &str, limit: usize) -> String {
     if text.len() <= limit {
         return text.to_string();
     }
@@ -498,22 +471,6 @@ mod tests {
                 .contains("retrieve.dense.api_key_env names `CROSSFILE_TEST_SURELY_UNSET_KEY`"),
             "{e}"
         );
-    }
-
-    #[test]
-    fn stops_cut_at_the_earliest_match() {
-        let stops = |s: &[&str]| s.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let rows: [(&str, &[&str], &str); 6] = [
-            ("a\nb", &["\n"], "a"),
-            ("abc", &[], "abc"),
-            ("abc", &[""], "abc"),
-            ("x = 1;\ny", &["\n", ";"], "x = 1"),
-            ("", &["\n"], ""),
-            ("héllo🙂 wörld", &["🙂"], "héllo"),
-        ];
-        for (text, s, want) in rows {
-            assert_eq!(cut_at_stop(text, &stops(s)), want, "{text:?}");
-        }
     }
 
     #[test]

@@ -1,0 +1,16 @@
+//! Which model is loaded and with what context, threads and tokenizer.
+
+use std::path::PathBuf;
+
+/// `[model]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelSettings {
+    /// A GGUF; `None` is the default model, fetched into `<cache_dir>/models/` on first use.
+    pub path: Option<PathBuf>,
+    /// Context size in tokens (default 2048).
+    pub n_ctx: u32,
+    /// CPU threads of the embedded backend (default: every core).
+    pub threads: u32,
+    /// A `tokenizer.json` for token budgets of HTTP backends (default: the GGUF's vocabulary).
+    pub tokenizer: Option<PathBuf>,
+}
