@@ -16,6 +16,8 @@ mod mmr;
 mod none;
 pub mod okapi;
 mod query;
+#[cfg(test)]
+mod ranking_tests;
 mod settings;
 mod spec;
 

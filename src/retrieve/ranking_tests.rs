@@ -1,0 +1,243 @@
+//! Rankings on a small fixture workspace, indexed for real (tantivy on disk): `bm25`, `jaccard`,
+//! `hybrid` and `mmr` as snapshots (`UPDATE_EXPECT=1` refreshes them), and the rules every
+//! ranking keeps — ties by path then line, nothing from the query's own region, reciprocal rank
+//! fusion's arithmetic — checked on their own.
+
+use std::path::Path;
+
+use expect_test::{Expect, expect};
+
+use super::{DenseSettings, Hit, Query, RetrieveSettings, RetrieverSpec, build};
+use crate::Position;
+use crate::chunk::{ChunkerKind, ChunkerSettings};
+use crate::index::{Index, IndexSettings, Progress, Snapshot};
+use crate::workspace::WorkspaceSettings;
+
+/// Two identical files (`a/dup.py`, `b/dup.py`) tie on every retriever; `app/main.py` is the
+/// query's file: its lines repeat the query's words (they would rank first) but all sit in its
+/// own region (the cursor's line and the 20 before it).
+const FILES: &[(&str, &str)] = &[
+    (
+        "lib/config.py",
+        "import json\n\n\ndef parse_config(path):\n    with open(path) as handle:\n        return json.load(handle)\n\n\ndef config_value(config, key, default=None):\n    return config.get(key, default)\n",
+    ),
+    (
+        "lib/users.py",
+        "class User:\n    def __init__(self, user_id, name):\n        self.user_id = user_id\n        self.name = name\n\n\ndef load_user(store, user_id):\n    row = store.fetch(user_id)\n    return User(row[\"id\"], row[\"name\"])\n",
+    ),
+    (
+        "a/dup.py",
+        "def cached_config(path):\n    return parse_config(path)\n",
+    ),
+    (
+        "b/dup.py",
+        "def cached_config(path):\n    return parse_config(path)\n",
+    ),
+    (
+        "lib/math_utils.py",
+        "def mean(values):\n    return sum(values) / len(values)\n",
+    ),
+];
+
+const QUERY_FILE: &str = "app/main.py";
+const QUERY_TEXT: &str = "from lib.config import parse_config\nfrom lib.users import load_user\n\n\ndef main(store, path):\n    config = parse_config(path)\n    user = load_user(store, config_value(config, \"user\"))\n    return ";
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    snapshot: std::sync::Arc<Snapshot>,
+    settings: RetrieveSettings,
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("ws");
+    for (path, text) in FILES.iter().chain([&(QUERY_FILE, QUERY_TEXT)]) {
+        let file = root.join(path);
+        std::fs::create_dir_all(file.parent().unwrap_or(Path::new("."))).expect("mkdir");
+        std::fs::write(&file, text).expect("write");
+    }
+    let index_settings = IndexSettings {
+        cache_dir: dir.path().join("cache"),
+        bm25_chunker: ChunkerKind::Sliding,
+        chunker: ChunkerSettings {
+            sliding_lines: 4,
+            sliding_stride: 2,
+            ..ChunkerSettings::default()
+        },
+        workspace: WorkspaceSettings {
+            max_file_bytes: 1 << 20,
+        },
+        lock_wait_ms: 1_000,
+    };
+    let (index, _) =
+        Index::open_or_build(&root, &index_settings, &Progress::none()).expect("index");
+    let settings = RetrieveSettings {
+        retriever: RetrieverSpec::Bm25,
+        top_k: 5,
+        query_lines: 10,
+        jaccard_query_lines: 20,
+        rrf_k: 60.0,
+        dense: DenseSettings {
+            endpoint: None,
+            model: "default".into(),
+            api_key_env: None,
+            timeout_ms: 1_000,
+            cache_dir: dir.path().join("cache"),
+        },
+    };
+    Fixture {
+        snapshot: index.snapshot(),
+        _dir: dir,
+        settings,
+    }
+}
+
+/// The query at the end of `QUERY_TEXT`.
+fn query() -> Query {
+    let line = QUERY_TEXT.matches('\n').count() as u32;
+    let col = QUERY_TEXT.rsplit('\n').next().unwrap_or("").len() as u32;
+    Query::new(QUERY_FILE, QUERY_TEXT, Position { line, col }).expect("query")
+}
+
+fn ranked(f: &Fixture, spec: &str, top_k: usize) -> Vec<Hit> {
+    let spec: RetrieverSpec = spec.parse().expect("spec");
+    build(&spec, &f.settings)
+        .expect("build")
+        .retrieve(&f.snapshot, &query(), top_k)
+        .expect("retrieve")
+}
+
+fn render(hits: &[Hit]) -> String {
+    hits.iter()
+        .map(|h| {
+            format!(
+                "{}:{}-{} {:.4}\n",
+                h.path,
+                h.lines.start + 1,
+                h.lines.end,
+                h.score
+            )
+        })
+        .collect()
+}
+
+fn check(f: &Fixture, spec: &str, want: Expect) {
+    want.assert_eq(&render(&ranked(f, spec, 5)));
+}
+
+#[test]
+fn rankings_on_the_fixture() {
+    let f = fixture();
+    check(
+        &f,
+        "bm25",
+        expect![[r#"
+        lib/config.py:1-4 7.5029
+        lib/users.py:5-8 6.3605
+        lib/users.py:7-10 6.1503
+        a/dup.py:1-3 5.9691
+        b/dup.py:1-3 5.9691
+    "#]],
+    );
+    check(
+        &f,
+        "jaccard",
+        expect![[r#"
+        a/dup.py:1-3 0.2667
+        b/dup.py:1-3 0.2667
+        lib/config.py:1-4 0.2667
+        lib/config.py:7-10 0.2222
+        lib/config.py:9-11 0.2222
+    "#]],
+    );
+    check(
+        &f,
+        "hybrid:bm25+jaccard",
+        expect![[r#"
+        lib/config.py:1-4 0.0323
+        a/dup.py:1-3 0.0320
+        b/dup.py:1-3 0.0315
+        lib/users.py:5-8 0.0308
+        lib/users.py:7-10 0.0308
+    "#]],
+    );
+    check(
+        &f,
+        "mmr:bm25:0.5",
+        expect![[r#"
+        lib/config.py:1-4 0.5000
+        lib/users.py:5-8 0.3552
+        lib/config.py:7-10 0.2937
+        lib/config.py:3-6 0.1828
+        a/dup.py:1-3 0.1585
+    "#]],
+    );
+}
+
+#[test]
+fn ties_break_by_path_then_line_and_the_own_region_is_never_returned() {
+    let f = fixture();
+    let own = query().own_region();
+    for spec in ["bm25", "jaccard", "hybrid:bm25+jaccard", "mmr:bm25:0.5"] {
+        let hits = ranked(&f, spec, 20);
+        assert!(!hits.is_empty(), "{spec}: no hit");
+        for pair in hits.windows(2) {
+            let (a, b) = (&pair[0], &pair[1]);
+            assert!(
+                a.score > b.score
+                    || (a.score == b.score && (&a.path, a.lines.start) < (&b.path, b.lines.start)),
+                "{spec}: {a:?} before {b:?}"
+            );
+        }
+        assert!(
+            hits.iter().all(|h| h.path != QUERY_FILE
+                || h.lines.end <= own.start
+                || h.lines.start >= own.end),
+            "{spec}: a hit in the own region {own:?}: {hits:?}"
+        );
+        // The two identical files tie, `a/` first. Fusion then sums reciprocal *ranks*, so the
+        // tie's order becomes a (deterministic) difference, and MMR penalises the second copy.
+        let dup: Vec<&Hit> = hits.iter().filter(|h| h.path.ends_with("dup.py")).collect();
+        if spec != "mmr:bm25:0.5" {
+            assert_eq!(dup.len(), 2, "{spec}: {hits:?}");
+            assert_eq!(
+                (dup[0].path.as_str(), dup[1].path.as_str()),
+                ("a/dup.py", "b/dup.py"),
+                "{spec}"
+            );
+        }
+        if spec == "bm25" || spec == "jaccard" {
+            assert_eq!(dup[0].score, dup[1].score, "{spec}");
+        }
+    }
+}
+
+#[test]
+fn hybrid_scores_are_reciprocal_rank_sums_of_its_parts() {
+    let f = fixture();
+    let top_k = 3;
+    let parts = [
+        ranked(&f, "bm25", 4 * top_k),
+        ranked(&f, "jaccard", 4 * top_k),
+    ];
+    let mut want: Vec<(String, u32, f64)> = Vec::new();
+    for list in &parts {
+        for (rank, hit) in list.iter().enumerate() {
+            let add = 1.0 / (60.0 + rank as f64 + 1.0);
+            match want
+                .iter_mut()
+                .find(|(p, s, _)| *p == hit.path && *s == hit.lines.start)
+            {
+                Some(entry) => entry.2 += add,
+                None => want.push((hit.path.clone(), hit.lines.start, add)),
+            }
+        }
+    }
+    want.sort_by(|a, b| b.2.total_cmp(&a.2).then((&a.0, a.1).cmp(&(&b.0, b.1))));
+    want.truncate(top_k);
+    let got: Vec<(String, u32, f64)> = ranked(&f, "hybrid:bm25+jaccard", top_k)
+        .into_iter()
+        .map(|h| (h.path, h.lines.start, h.score))
+        .collect();
+    assert_eq!(got, want);
+}
