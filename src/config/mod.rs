@@ -10,6 +10,8 @@
 mod check;
 mod options;
 mod settings;
+#[cfg(test)]
+mod tests;
 pub mod trust;
 
 use std::fmt;
