@@ -105,21 +105,20 @@ impl Backend for EmbeddedBackend {
             cancel: cancel.clone(),
             start: Instant::now(),
         };
-        // The job's context (some megabytes) is freed when it ends; the heap it leaves is given
-        // back at once, or a long-lived process grows by each one (see `crate::memory`).
-        let mut task = tokio::task::spawn_blocking(move || {
-            let generated = job.run();
-            crate::memory::release_free_heap();
-            generated
-        });
+        let mut task = tokio::task::spawn_blocking(move || job.run());
         // A cancel answers at once; the decode notices it before its next token and ends.
-        tokio::select! {
-            joined = &mut task => joined.map_err(|e| BackendError::Model {
-                model: self.path.display().to_string(),
-                message: format!("the decode thread failed: {e}"),
-            })?,
-            () = cancel.cancelled() => Err(BackendError::Cancelled),
-        }
+        let joined = tokio::select! {
+            joined = &mut task => joined,
+            () = cancel.cancelled() => return Err(BackendError::Cancelled),
+        };
+        // The job's context (some megabytes) was freed when it ended; the heap it leaves goes back
+        // to the system beside the answer, not before it, or a long-lived process grows by each
+        // one (see `crate::memory`).
+        tokio::task::spawn_blocking(crate::memory::release_free_heap);
+        joined.map_err(|e| BackendError::Model {
+            model: self.path.display().to_string(),
+            message: format!("the decode thread failed: {e}"),
+        })?
     }
 }
 

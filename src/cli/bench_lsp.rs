@@ -297,13 +297,13 @@ fn open_files(
     n: usize,
     seed: u64,
 ) -> anyhow::Result<Vec<Cursor>> {
-    let mut files = workspace::discover(root, &settings.workspace)?.files;
+    let mut files = workspace::discover(root, &settings.index.workspace)?.files;
     let mut rng = SplitMix64(seed);
     let mut cursors = Vec::new();
     let mut opened = 0;
     while opened < n.max(1) && !files.is_empty() {
         let file = files.swap_remove(rng.below(files.len()));
-        let Ok(source) = workspace::read_source(&file.abs, settings.workspace.max_file_bytes)
+        let Ok(source) = workspace::read_source(&file.abs, settings.index.workspace.max_file_bytes)
         else {
             continue;
         };

@@ -74,7 +74,11 @@ pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
     let settings = Settings::load_with(std::path::Path::new("."), options)?;
 
     crossfile::bench::outputs::refuse_overwriting_inputs(&args.out, &[&args.cases])?;
-    let loaded = load_cases(&args.cases, args.format, settings.workspace.max_file_bytes)?;
+    let loaded = load_cases(
+        &args.cases,
+        args.format,
+        settings.index.workspace.max_file_bytes,
+    )?;
     for problem in &loaded.problems {
         tracing::warn!("skipped: {problem}");
     }

@@ -36,7 +36,11 @@ pub fn run_cmd(args: &BenchScoreArgs) -> anyhow::Result<()> {
         ..Options::default()
     };
     let settings = Settings::load_with(std::path::Path::new("."), options)?;
-    let cases = load_cases(&args.cases, args.format, settings.workspace.max_file_bytes)?;
+    let cases = load_cases(
+        &args.cases,
+        args.format,
+        settings.index.workspace.max_file_bytes,
+    )?;
     let predictions = load_predictions(&args.predictions)?;
     for problem in cases.problems.iter().chain(&predictions.problems) {
         tracing::warn!("skipped: {problem}");

@@ -28,7 +28,7 @@ pub fn query_at(
 ) -> anyhow::Result<AtCursor> {
     let (file, line, col) = parse_at(at)?;
     let (abs, rel) = workspace::resolve_in_root(root, &file)?;
-    let source = workspace::read_source(&abs, settings.workspace.max_file_bytes)?;
+    let source = workspace::read_source(&abs, settings.index.workspace.max_file_bytes)?;
     let cursor = workspace::position_from_chars(&source.text, &rel, line, col)?;
     let mut query = Query::new(&rel, &source.text, cursor)?;
     query.reference = reference;

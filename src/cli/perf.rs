@@ -27,7 +27,6 @@ pub fn run(args: &PerfArgs) -> anyhow::Result<()> {
     let mut settings = Settings::load(&args.root)?;
     settings.index.cache_dir = cache.path().to_path_buf();
     if let Some(bytes) = args.max_file_bytes {
-        settings.workspace.max_file_bytes = bytes;
         settings.index.workspace.max_file_bytes = bytes;
     }
 

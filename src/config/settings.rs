@@ -15,7 +15,7 @@ use crate::workspace::WorkspaceSettings;
 /// Everything the engine reads, resolved and defaulted.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
-    pub workspace: WorkspaceSettings,
+    /// Also holds `[workspace]` (which files are taken): the walk is the index's.
     pub index: IndexSettings,
     pub retrieve: RetrieveSettings,
     pub model: ModelSettings,
@@ -55,9 +55,6 @@ impl Settings {
         let l = options.lsp.clone().unwrap_or_default();
         let cache_dir = i.cache_dir.clone().unwrap_or_else(super::default_cache_dir);
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get() as u32);
-        let workspace = WorkspaceSettings {
-            max_file_bytes: w.max_file_bytes.unwrap_or(1 << 20),
-        };
         let chunker = ChunkerSettings {
             fixed_lines: i.fixed_lines.unwrap_or(10),
             sliding_lines: i.sliding_lines.unwrap_or(20),
@@ -73,10 +70,11 @@ impl Settings {
                     .and_then(parse_chunker)
                     .unwrap_or(ChunkerKind::Sliding),
                 chunker,
-                workspace: workspace.clone(),
+                workspace: WorkspaceSettings {
+                    max_file_bytes: w.max_file_bytes.unwrap_or(1 << 20),
+                },
                 lock_wait_ms: i.lock_wait_ms.unwrap_or(10_000),
             },
-            workspace,
             retrieve: RetrieveSettings {
                 retriever: r
                     .retriever

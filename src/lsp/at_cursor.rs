@@ -77,7 +77,7 @@ pub async fn prepare(
         Some(text) => text,
         None => {
             let path = folder.root.join(rel);
-            let limit = settings.workspace.max_file_bytes;
+            let limit = settings.index.workspace.max_file_bytes;
             tokio::task::spawn_blocking(move || workspace::read_source(&path, limit))
                 .await
                 .map_err(|e| Failure::Engine(e.to_string()))?
