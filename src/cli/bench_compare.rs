@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crossfile::bench::bootstrap::Bootstrap;
-use crossfile::bench::compare::compare_runs;
-use crossfile::bench::markdown::comparison_markdown;
+use crossfile::report::bootstrap::Bootstrap;
+use crossfile::report::compare::compare_runs;
+use crossfile::report::markdown::comparison_markdown;
 
 use super::bench_report::read_checked;
 

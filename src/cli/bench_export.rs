@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 
-use crossfile::bench::export::{ExportFormat, ExportParams, PredictionText, export};
+use crossfile::report::export::{ExportFormat, ExportParams, PredictionText, export};
 
 use super::bench_report::read_checked;
 

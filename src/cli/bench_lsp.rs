@@ -21,9 +21,9 @@ use anyhow::{Context, bail};
 use clap::Args;
 use serde_json::{Value, json};
 
-use crossfile::bench::bootstrap::{mean, percentile};
 use crossfile::chunk::is_blank;
 use crossfile::config::Settings;
+use crossfile::report::bootstrap::{mean, percentile};
 use crossfile::seeded::SplitMix64;
 use crossfile::workspace;
 

@@ -2,7 +2,7 @@
 //! from a workspace and write them as CrossCodeEval jsonl.
 //!
 //! The workspace is indexed (or its index brought up to date) first; the cases come from
-//! [`crossfile::bench::mine`]. `metadata.repository` is ROOT's folder name, so a replay given
+//! [`crossfile::mine`]. `metadata.repository` is ROOT's folder name, so a replay given
 //! ROOT's parent folder as its repositories directory finds the workspace. Fewer qualifying
 //! cursors than `--n` is not an error: all of them are written and stderr says so; none at all
 //! (a single-file workspace) writes an empty file, says why on stderr and exits 0.
@@ -15,9 +15,9 @@ use anyhow::Context;
 use clap::Args;
 use serde_json::json;
 
-use crossfile::bench::{MineParams, mine};
 use crossfile::config::Settings;
 use crossfile::index::Index;
+use crossfile::mine::{MineParams, mine};
 
 use super::args::IndexFlags;
 use super::progress::index_bar;

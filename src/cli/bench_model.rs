@@ -11,12 +11,12 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use crossfile::backend::GenerateRequest;
-use crossfile::bench::LlamaServer;
-use crossfile::bench::sample_cursors;
 use crossfile::complete::{Completer, backend_for, tokenizer_for};
 use crossfile::config::Settings;
 use crossfile::index::{Index, Progress};
 use crossfile::lang::Language;
+use crossfile::perf::LlamaServer;
+use crossfile::perf::sample_cursors;
 use crossfile::retrieve;
 
 use super::args::BenchModelArgs;
@@ -234,5 +234,5 @@ pub fn run(args: &BenchModelArgs) -> anyhow::Result<()> {
 /// none.
 fn p50(values: &[f64]) -> f64 {
     let finite: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
-    crossfile::bench::bootstrap::percentile(&finite, 50.0).unwrap_or(f64::NAN)
+    crossfile::report::bootstrap::percentile(&finite, 50.0).unwrap_or(f64::NAN)
 }

@@ -6,11 +6,11 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 
-use crossfile::bench::bootstrap::Bootstrap;
-use crossfile::bench::markdown::report_markdown;
-use crossfile::bench::render_html;
-use crossfile::bench::report::build_report;
-use crossfile::bench::run_reader::{Run, read_run};
+use crossfile::report::bootstrap::Bootstrap;
+use crossfile::report::build::build_report;
+use crossfile::report::markdown::report_markdown;
+use crossfile::report::render_html;
+use crossfile::report::run_reader::{Run, read_run};
 
 #[derive(Debug, Args)]
 pub struct BenchReportArgs {

@@ -12,10 +12,10 @@ use serde_json::json;
 use crossfile::backend::BackendKind;
 use crossfile::bench::record::RunRecord;
 use crossfile::bench::run::{RunEvent, RunPlan, run};
-use crossfile::bench::summary::display_factor;
 use crossfile::bench::{CaseFormat, RunFile, load_cases};
 use crossfile::complete::{Completer, backend_for, tokenizer_for};
 use crossfile::config::{Options, Settings};
+use crossfile::report::summary::display_factor;
 use crossfile::retrieve::RetrieverSpec;
 
 use super::args::{IndexFlags, ModelFlags};

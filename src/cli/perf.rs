@@ -14,11 +14,11 @@ use std::time::Instant;
 use anyhow::Context;
 use serde_json::json;
 
-use crossfile::bench::{bootstrap, sample_cursors};
 use crossfile::config::Settings;
 use crossfile::index::{Index, Progress};
 use crossfile::lang::Language;
 use crossfile::retrieve::{self, Query, RetrieverSpec};
+use crossfile::{perf::sample_cursors, report::bootstrap};
 
 use super::args::PerfArgs;
 

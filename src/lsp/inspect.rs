@@ -11,7 +11,7 @@ use tower_lsp::lsp_types::{Position, Url};
 use super::at_cursor::{self, Done, Failure};
 use super::state::State;
 use crate::bench::score;
-use crate::bench::textdiff::{DiffOp, diff};
+use crate::report::textdiff::{DiffOp, diff};
 use crate::retrieve::{Hit, RetrieverSpec};
 
 /// `crossfile.compare`'s arguments.

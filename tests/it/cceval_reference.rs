@@ -10,7 +10,7 @@ use crossfile::index::{Index, Progress};
 use crossfile::lang::Language;
 use crossfile::retrieve::{Query, rank_cceval};
 
-use crossfile::bench::sample_cursors;
+use crossfile::perf::sample_cursors;
 
 use crate::support::corpus_workspace;
 

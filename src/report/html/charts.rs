@@ -3,20 +3,9 @@
 
 use std::fmt::Write;
 
-use super::bootstrap::Interval;
-use super::html::escape;
-use super::summary::Quantiles;
-
-/// Series colours (Tableau 10), by retriever index.
-pub const PALETTE: &[&str] = &[
-    "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
-    "#9c755f", "#bab0ac",
-];
-
-/// The colour of series `index`.
-pub fn color(index: usize) -> &'static str {
-    PALETTE[index % PALETTE.len()]
-}
+use super::markup::{color, escape};
+use crate::report::bootstrap::Interval;
+use crate::report::summary::Quantiles;
 
 /// A series of a chart: a retriever.
 #[derive(Clone, Debug)]

@@ -12,9 +12,9 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::bootstrap::{Bootstrap, Interval, mean};
-use super::record::RunRecord;
 use super::run_reader::Run;
 use super::summary::{display_value, retrievers, sort_metrics};
+use crate::bench::record::RunRecord;
 
 /// The label of the group that pools every language of a format.
 pub const ALL_LANGUAGES: &str = "all";
@@ -369,7 +369,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
-    use crate::bench::testdata::{errored, record};
+    use crate::report::testdata::{errored, record};
 
     fn run(name: &str, records: Vec<RunRecord>) -> Run {
         Run {

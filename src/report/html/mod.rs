@@ -4,29 +4,20 @@
 
 use std::fmt::Write;
 
-use super::charts::{self, Bar, BarChart, BarGroup, LatencyRow, Series};
-use super::compare::ALL_LANGUAGES;
-use super::drilldown;
-use super::markdown::UPPER_BOUND;
-use super::report::Report;
-use super::run_reader::Run;
-use super::summary::{GroupSummary, display_decimals, display_max};
+mod charts;
+mod drilldown;
+mod markup;
 
-/// Text made safe for HTML element content and quoted attribute values.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use markup::escape;
+use markup::swatch;
+
+use crate::report::compare::ALL_LANGUAGES;
+use charts::{Bar, BarChart, BarGroup, LatencyRow, Series};
+
+use crate::report::build::Report;
+use crate::report::markdown::UPPER_BOUND;
+use crate::report::run_reader::Run;
+use crate::report::summary::{GroupSummary, display_decimals, display_max};
 
 /// The whole page for `report`, built from `run`.
 pub fn render_html(run: &Run, report: &Report) -> String {
@@ -83,19 +74,6 @@ fn retriever_label(name: &str, upper_bound: bool) -> String {
     } else {
         escape(name)
     }
-}
-
-/// The swatch of retriever `name`'s colour.
-pub fn swatch(report: &Report, name: &str) -> String {
-    let index = report
-        .retrievers
-        .iter()
-        .position(|r| r == name)
-        .unwrap_or(0);
-    format!(
-        "<span class=\"swatch\" style=\"background:{}\"></span>",
-        charts::color(index)
-    )
 }
 
 /// (format, language) pairs in first-appearance order of `items`.

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::record::{RUN_FORMAT, RunRecord};
+use crate::bench::record::{RUN_FORMAT, RunRecord};
 
 /// A run file, read and checked: its records in file order and what was tolerated.
 #[derive(Clone, Debug)]
@@ -215,7 +215,7 @@ impl Run {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::testdata::record;
+    use crate::report::testdata::record;
 
     fn lines(records: &[RunRecord]) -> String {
         records

@@ -14,8 +14,8 @@
 
 use serde_json::json;
 
-use super::record::RunRecord;
 use super::run_reader::Run;
+use crate::bench::record::RunRecord;
 
 /// A benchmark's predictions format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -164,7 +164,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
-    use crate::bench::testdata::{errored, record};
+    use crate::report::testdata::{errored, record};
 
     fn run(records: Vec<RunRecord>) -> Run {
         Run {

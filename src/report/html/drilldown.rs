@@ -4,14 +4,13 @@
 
 use std::fmt::Write;
 
-use super::charts;
-use super::html::{escape, swatch};
-use super::markdown::UPPER_BOUND;
-use super::record::RunRecord;
-use super::report::Report;
-use super::run_reader::Run;
-use super::summary::{display_decimals, display_value, sort_metrics};
-use super::textdiff::{DiffOp, diff};
+use super::markup::{color, escape, swatch};
+use crate::bench::record::RunRecord;
+use crate::report::build::Report;
+use crate::report::markdown::UPPER_BOUND;
+use crate::report::run_reader::Run;
+use crate::report::summary::{display_decimals, display_value, sort_metrics};
+use crate::report::textdiff::{DiffOp, diff};
 
 /// The most cases the page holds (each carries its prompts, so a page of all 10,000 cases of a
 /// large run would be too heavy for a browser); the rest are named as left out.
@@ -91,14 +90,14 @@ fn case(page: &mut String, report: &Report, records: &[&RunRecord]) {
             ),
             (None, Some(es)) => format!(
                 "<span class=\"chip\" style=\"background:{}\">{}: es {:.d$}</span>",
-                charts::color(index),
+                color(index),
                 escape(&record.retriever),
                 es,
                 d = if record.format == "repoeval" { 3 } else { 0 }
             ),
             (None, None) => format!(
                 "<span class=\"chip\" style=\"background:{}\">{}</span>",
-                charts::color(index),
+                color(index),
                 escape(&record.retriever)
             ),
         };

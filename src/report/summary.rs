@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::bootstrap::{Bootstrap, Interval, mean, percentile_sorted};
-use super::record::RunRecord;
+use crate::bench::record::RunRecord;
 
 /// The metrics of the benchmarks, in the order tables show them; others follow by name.
 const METRIC_ORDER: &[&str] = &["em", "es", "id_em", "id_precision", "id_recall", "id_f1"];
@@ -237,7 +237,7 @@ fn summarize_group(group: &[&RunRecord], bootstrap: &Bootstrap) -> GroupSummary 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::testdata::{errored, record};
+    use crate::report::testdata::{errored, record};
 
     #[test]
     fn errors_are_counted_and_left_out_of_the_means() {

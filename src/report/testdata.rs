@@ -2,7 +2,9 @@
 
 use std::collections::BTreeMap;
 
-use super::record::{ChunkRef, PromptTokenCounts, RUN_FORMAT, RunError, RunRecord, StageTimings};
+use crate::bench::record::{
+    ChunkRef, PromptTokenCounts, RUN_FORMAT, RunError, RunRecord, StageTimings,
+};
 
 /// A scored CrossCodeEval Python record: `em`, `id_em`, `id_f1` are `score`, `es` is
 /// `100 × score`. `oracle` is an upper bound.

@@ -3,8 +3,8 @@
 use std::fmt::Write;
 
 use super::bootstrap::Bootstrap;
+use super::build::Report;
 use super::compare::{ALL_LANGUAGES, CaseChange, Comparison, MetricDiff, Pairing, RunComparison};
-use super::report::Report;
 use super::summary::{GroupSummary, display_decimals};
 
 /// The label an upper-bound retriever gets in every table.

@@ -1,0 +1,17 @@
+//! Everything that reads run files: per-group summaries with bootstrap intervals, paired
+//! comparisons of retrievers and of runs, the report in Markdown, JSON and HTML (with its charts
+//! and per-case drill-down), and prediction exports in each benchmark's own format.
+
+pub mod bootstrap;
+pub mod build;
+pub mod compare;
+pub mod export;
+mod html;
+pub mod markdown;
+pub mod run_reader;
+pub mod summary;
+#[cfg(test)]
+mod testdata;
+pub mod textdiff;
+
+pub use html::render_html;
