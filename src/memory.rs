@@ -55,3 +55,73 @@ pub fn release_free_heap() {
         tracing::debug!(released = released != 0, "free heap returned to the system");
     }
 }
+
+/// A process's memory as Linux reports it in `/proc/<pid>/status`, in KiB.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProcessMemory {
+    /// Resident now (`VmRSS`).
+    pub rss_kb: u64,
+    /// The resident peak so far (`VmHWM`).
+    pub hwm_kb: u64,
+}
+
+impl ProcessMemory {
+    /// This process's memory.
+    pub fn own() -> std::io::Result<ProcessMemory> {
+        ProcessMemory::read("/proc/self/status")
+    }
+
+    /// Process `pid`'s memory.
+    pub fn of(pid: u32) -> std::io::Result<ProcessMemory> {
+        ProcessMemory::read(&format!("/proc/{pid}/status"))
+    }
+
+    fn read(path: &str) -> std::io::Result<ProcessMemory> {
+        let status = std::fs::read_to_string(path)?;
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(name))
+                .and_then(|rest| rest.split_whitespace().next())
+                .and_then(|kb| kb.parse::<u64>().ok())
+                .ok_or_else(|| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!("no {name} in {path}"),
+                    )
+                })
+        };
+        Ok(ProcessMemory {
+            rss_kb: field("VmRSS:")?,
+            hwm_kb: field("VmHWM:")?,
+        })
+    }
+
+    /// Resident memory in decimal megabytes.
+    pub fn rss_mb(&self) -> f64 {
+        kib_to_mb(self.rss_kb)
+    }
+
+    /// The resident peak in decimal megabytes.
+    pub fn hwm_mb(&self) -> f64 {
+        kib_to_mb(self.hwm_kb)
+    }
+}
+
+/// KiB (as `/proc` counts) in decimal megabytes.
+fn kib_to_mb(kb: u64) -> f64 {
+    kb as f64 * 1024.0 / 1e6
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn own_memory_is_read_and_the_peak_is_not_below_the_present() {
+        let own = ProcessMemory::own().expect("/proc/self/status");
+        assert!(own.rss_kb > 0);
+        assert!(own.hwm_kb >= own.rss_kb, "{own:?}");
+        assert!(ProcessMemory::of(u32::MAX).is_err());
+    }
+}

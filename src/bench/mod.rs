@@ -13,7 +13,11 @@ pub mod replay;
 pub mod run;
 mod run_writer;
 mod sandbox;
+pub mod scale;
 mod score;
+pub mod tally;
+#[cfg(test)]
+pub(crate) mod testdata;
 mod view;
 
 pub use case::{Case, CaseFormat, CaseProblem, LoadedCases, Target, load_cases};

@@ -1,21 +1,18 @@
 //! `crossfile bench run`: replay benchmark cases with one or more retrievers into a resumable
 //! run file, with a progress bar (ETA and running scores) on stderr and a summary on stdout.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use serde_json::json;
 
 use crossfile::backend::BackendKind;
-use crossfile::bench::record::RunRecord;
 use crossfile::bench::run::{RunEvent, RunPlan, run};
+use crossfile::bench::tally::Tally;
 use crossfile::bench::{CaseFormat, RunFile, load_cases};
 use crossfile::complete::{Completer, backend_for, tokenizer_for};
 use crossfile::config::{Options, Settings};
-use crossfile::report::summary::display_factor;
 use crossfile::retrieve::RetrieverSpec;
 
 use super::args::{IndexFlags, ModelFlags};
@@ -172,12 +169,9 @@ pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
     bar.finish_and_clear();
     let seconds = started.elapsed().as_secs_f64();
 
-    let mut summary = tally.summary(loaded.problems.len(), resumed.records.len());
-    summary["ran"] = json!(ran);
-    summary["seconds"] = json!(seconds);
-    summary["pairs_per_second"] = json!(ran as f64 / seconds);
     if args.json {
-        super::print_json(&summary)?;
+        let summary = tally.summary(loaded.problems.len(), resumed.records.len(), ran, seconds);
+        super::print_json(&serde_json::to_value(&summary)?)?;
     } else {
         super::print_line(&format!(
             "{}\n{ran} pairs in {seconds:.1} s ({:.2} pairs/s, indexing included)",
@@ -194,114 +188,4 @@ pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-/// Running totals per retriever: cases, errors and metric sums.
-#[derive(Default)]
-struct Tally {
-    per: BTreeMap<String, Totals>,
-}
-
-#[derive(Default)]
-struct Totals {
-    /// The retriever sees the reference (`oracle`).
-    upper_bound: bool,
-    /// The benchmark format of its cases (`cceval`, `repoeval`): the scale metrics show in.
-    format: String,
-    scored: usize,
-    errors: usize,
-    sums: BTreeMap<String, f64>,
-}
-
-impl Tally {
-    fn add(&mut self, r: &RunRecord) {
-        let t = self.per.entry(r.retriever.clone()).or_default();
-        t.upper_bound |= r.upper_bound;
-        t.format.clone_from(&r.format);
-        if r.error.is_some() {
-            t.errors += 1;
-            return;
-        }
-        t.scored += 1;
-        for (k, v) in &r.metrics {
-            *t.sums.entry(k.clone()).or_default() += v;
-        }
-    }
-
-    /// Error pairs and all pairs.
-    fn errors(&self) -> (usize, usize) {
-        self.per
-            .values()
-            .fold((0, 0), |(e, n), t| (e + t.errors, n + t.errors + t.scored))
-    }
-
-    /// The mean in the benchmark's own scale (CrossCodeEval's `em` and `id_*` ×100, as its
-    /// `results.json` and `bench report` show them).
-    fn shown(t: &Totals, metric: &str) -> Option<f64> {
-        Self::mean(t, metric).map(|m| m * display_factor(&t.format, metric))
-    }
-
-    fn mean(t: &Totals, metric: &str) -> Option<f64> {
-        (t.scored > 0).then(|| t.sums.get(metric).copied().unwrap_or(0.0) / t.scored as f64)
-    }
-
-    /// `bm25 em 0.31 es 58.2 | none …` for the progress bar.
-    fn line(&self) -> String {
-        self.per
-            .iter()
-            .map(|(name, t)| {
-                let em = Self::shown(t, "em").unwrap_or(f64::NAN);
-                let es = Self::shown(t, "es").unwrap_or(f64::NAN);
-                let errors = if t.errors > 0 {
-                    format!(" ({} errors)", t.errors)
-                } else {
-                    String::new()
-                };
-                let bound = if t.upper_bound { " (upper bound)" } else { "" };
-                format!("{name}{bound} em {em:.2} es {es:.1}{errors}")
-            })
-            .collect::<Vec<_>>()
-            .join(" | ")
-    }
-
-    fn summary(&self, skipped_records: usize, resumed: usize) -> serde_json::Value {
-        let per: BTreeMap<&String, serde_json::Value> = self
-            .per
-            .iter()
-            .map(|(name, t)| {
-                let means: BTreeMap<&String, f64> = t
-                    .sums
-                    .keys()
-                    .filter_map(|k| Some((k, Self::mean(t, k)?)))
-                    .collect();
-                (
-                    name,
-                    json!({"scored": t.scored, "errors": t.errors, "upper_bound": t.upper_bound, "mean": means}),
-                )
-            })
-            .collect();
-        json!({"retrievers": per, "skipped_records": skipped_records, "resumed": resumed})
-    }
-
-    fn table(&self, skipped_records: usize, resumed: usize) -> String {
-        let mut out =
-            String::from("| retriever | scored | errors | em | es |\n|---|---:|---:|---:|---:|\n");
-        for (name, t) in &self.per {
-            let cell = |m: &str| Self::shown(t, m).map_or("–".into(), |v| format!("{v:.4}"));
-            let bound = if t.upper_bound { " (upper bound)" } else { "" };
-            out.push_str(&format!(
-                "| {name}{bound} | {} | {} | {} | {} |\n",
-                t.scored,
-                t.errors,
-                cell("em"),
-                cell("es")
-            ));
-        }
-        out.push_str(&format!(
-            "\nMeans over scored pairs, in each benchmark's scale (CrossCodeEval em and id_* ×100, es \
-             0..100; RepoEval 0..1). {skipped_records} records skipped as invalid; {resumed} pairs \
-             were already in the run file."
-        ));
-        out
-    }
 }

@@ -15,7 +15,6 @@ mod bench_score;
 mod complete_cmd;
 mod cursor;
 mod index_cmd;
-mod lsp_client;
 mod model_cmd;
 mod perf;
 mod progress;

@@ -1,7 +1,9 @@
-//! The upstream llama.cpp server as a measured peer: started on a free 127.0.0.1 port with a
-//! GGUF, waited for until healthy, asked for completions with its own timings, stopped on drop.
+//! The upstream llama.cpp server as a measured peer and a test server: started on a free
+//! 127.0.0.1 port with a GGUF, its output kept in a log file, waited for until healthy (a server
+//! that exits or never gets healthy is reported with its log's tail), asked for completions with
+//! its own timings, stopped on drop. The one place that knows llama-server's command line.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -12,8 +14,18 @@ use serde_json::json;
 pub enum ServerError {
     #[error("{}: cannot start: {error}", .bin)]
     Spawn { bin: String, error: std::io::Error },
-    #[error("{url}: not healthy after {seconds} s")]
-    NotHealthy { url: String, seconds: u64 },
+    #[error("{bin} exited ({status}) before it was healthy:\n{log}")]
+    Exited {
+        bin: String,
+        status: std::process::ExitStatus,
+        log: String,
+    },
+    #[error("{url}: not healthy after {seconds} s:\n{log}")]
+    NotHealthy {
+        url: String,
+        seconds: u64,
+        log: String,
+    },
     #[error("{url}: {message}")]
     Request { url: String, message: String },
 }
@@ -27,17 +39,23 @@ pub struct ServerTimings {
     pub predicted_ms: f64,
 }
 
+/// How long the server may take to load the model and answer its health check.
+const READY_WITHIN: Duration = Duration::from_secs(180);
+
 /// A running `llama-server`, killed when dropped.
 pub struct LlamaServer {
     child: Child,
     /// `http://127.0.0.1:<port>`.
     pub url: String,
     client: reqwest::Client,
+    /// The server's stdout and stderr.
+    log: PathBuf,
+    _dir: tempfile::TempDir,
 }
 
 impl LlamaServer {
     /// Starts `bin -m model -c n_ctx -t threads` (plus `extra` arguments, e.g. `--embedding`)
-    /// on a free loopback port and waits up to two minutes for `/health`.
+    /// on a free loopback port and waits up to three minutes for `/health`.
     pub async fn start(
         bin: &Path,
         model: &Path,
@@ -53,31 +71,37 @@ impl LlamaServer {
             .and_then(|l| l.local_addr())
             .map_err(spawn_err)?
             .port();
+        let dir = tempfile::tempdir().map_err(spawn_err)?;
+        let log = dir.path().join("llama-server.log");
+        let out = std::fs::File::create(&log).map_err(spawn_err)?;
+        let err = out.try_clone().map_err(spawn_err)?;
         let child = Command::new(bin)
             .arg("-m")
             .arg(model)
             .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-            .args([
-                "-c",
-                &n_ctx.to_string(),
-                "-t",
-                &threads.to_string(),
-                "--log-disable",
-            ])
+            .args(["-c", &n_ctx.to_string(), "-t", &threads.to_string()])
             .args(extra)
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stdout(out)
+            .stderr(err)
             .spawn()
             .map_err(spawn_err)?;
-        let server = LlamaServer {
+        let mut server = LlamaServer {
             child,
             url: format!("http://127.0.0.1:{port}"),
             client: reqwest::Client::new(),
+            log,
+            _dir: dir,
         };
         let started = Instant::now();
-        let patience = Duration::from_secs(120);
-        while started.elapsed() < patience {
+        while started.elapsed() < READY_WITHIN {
+            if let Ok(Some(status)) = server.child.try_wait() {
+                return Err(ServerError::Exited {
+                    bin: bin.display().to_string(),
+                    status,
+                    log: server.log_tail(),
+                });
+            }
             let health = server
                 .client
                 .get(format!("{}/health", server.url))
@@ -90,8 +114,16 @@ impl LlamaServer {
         }
         Err(ServerError::NotHealthy {
             url: server.url.clone(),
-            seconds: patience.as_secs(),
+            seconds: READY_WITHIN.as_secs(),
+            log: server.log_tail(),
         })
+    }
+
+    /// The last 40 lines of the server's output.
+    pub fn log_tail(&self) -> String {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(40)..].join("\n")
     }
 
     /// A greedy `/completion` with the prompt cache off, and the server's own timings.

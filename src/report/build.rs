@@ -6,7 +6,8 @@ use serde::Serialize;
 use super::bootstrap::Bootstrap;
 use super::compare::{Comparison, pairwise};
 use super::run_reader::Run;
-use super::summary::{GroupSummary, languages, retrievers, scale_note, summarize};
+use super::summary::{GroupSummary, languages, retrievers, summarize};
+use crate::bench::scale::scale_note;
 
 /// What `bench report` prints: `--json` serializes this value.
 #[derive(Clone, Debug, Serialize)]

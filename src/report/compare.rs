@@ -13,8 +13,9 @@ use serde::Serialize;
 
 use super::bootstrap::{Bootstrap, Interval, mean};
 use super::run_reader::Run;
-use super::summary::{display_value, retrievers, sort_metrics};
+use super::summary::retrievers;
 use crate::bench::record::RunRecord;
+use crate::bench::scale::{display_value, sort_metrics};
 
 /// The label of the group that pools every language of a format.
 pub const ALL_LANGUAGES: &str = "all";
@@ -369,7 +370,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
-    use crate::report::testdata::{errored, record};
+    use crate::bench::testdata::{errored, record};
 
     fn run(name: &str, records: Vec<RunRecord>) -> Run {
         Run {

@@ -164,7 +164,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
-    use crate::report::testdata::{errored, record};
+    use crate::bench::testdata::{errored, record};
 
     fn run(records: Vec<RunRecord>) -> Run {
         Run {

@@ -5,7 +5,8 @@ use std::fmt::Write;
 use super::bootstrap::Bootstrap;
 use super::build::Report;
 use super::compare::{ALL_LANGUAGES, CaseChange, Comparison, MetricDiff, Pairing, RunComparison};
-use super::summary::{GroupSummary, display_decimals};
+use super::summary::GroupSummary;
+use crate::bench::scale::display_decimals;
 
 /// The label an upper-bound retriever gets in every table.
 pub const UPPER_BOUND: &str = "(upper bound)";

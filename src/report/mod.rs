@@ -10,8 +10,6 @@ mod html;
 pub mod markdown;
 pub mod run_reader;
 pub mod summary;
-#[cfg(test)]
-mod testdata;
 pub mod textdiff;
 
 pub use html::render_html;

@@ -215,7 +215,7 @@ impl Run {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::testdata::record;
+    use crate::bench::testdata::record;
 
     fn lines(records: &[RunRecord]) -> String {
         records

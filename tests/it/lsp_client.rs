@@ -1,28 +1,34 @@
-//! A small real language client for the `crossfile serve` tests: it starts the binary, frames
-//! JSON-RPC over its stdin and stdout, answers the server's own requests, and reads the server's
-//! memory from `/proc`.
+//! The `crossfile serve` tests' client: [`crossfile::perf::LspClient`] (framing, JSON-RPC, the
+//! server's own requests answered) started on the real binary with a test's user config, and
+//! wrapped so that a test reads as its steps (a broken session fails the test where it broke).
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::ops::{Deref, DerefMut};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crossfile::perf::{ClientError, LspClient};
 use serde_json::{Value, json};
 
 /// How long a test waits for an answer before it fails.
 pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// A language client over the server's stdin and stdout.
-pub struct Client {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    inbox: Receiver<Value>,
-    /// Notifications from the server, in order.
-    pub notifications: Vec<Value>,
-    /// Responses that arrived while the client waited for something else, in order.
-    pub responses: Vec<Value>,
-    next_id: i64,
+/// A language client over the server's stdin and stdout; the library client's own methods
+/// (`notifications`, `responses`, `pid`, `send_raw`, …) through `Deref`.
+pub struct Client(LspClient);
+
+impl Deref for Client {
+    type Target = LspClient;
+
+    fn deref(&self) -> &LspClient {
+        &self.0
+    }
+}
+
+impl DerefMut for Client {
+    fn deref_mut(&mut self) -> &mut LspClient {
+        &mut self.0
+    }
 }
 
 impl Client {
@@ -47,81 +53,24 @@ impl Client {
     pub fn start_with(cache: &Path, extra: &str) -> Client {
         let config = user_config(extra);
         std::fs::write(cache.join("user.toml"), config).expect("write the user config");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_crossfile"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_crossfile"));
+        command
             .args(["serve", "--log-level", "info"])
             .env("CROSSFILE_CACHE_DIR", cache)
             .env("CROSSFILE_CONFIG", cache.join("user.toml"))
             .env_remove("CROSSFILE_LOG")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start crossfile serve");
-        let stdin = child.stdin.take().expect("stdin");
-        let stdout = child.stdout.take().expect("stdout");
-        let (send, inbox) = channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut length = None;
-                loop {
-                    let mut header = String::new();
-                    match reader.read_line(&mut header) {
-                        Ok(0) | Err(_) => return,
-                        Ok(_) => {}
-                    }
-                    let header = header.trim_end();
-                    if header.is_empty() {
-                        break;
-                    }
-                    if let Some(n) = header.strip_prefix("Content-Length: ") {
-                        length = n.parse::<usize>().ok();
-                    }
-                }
-                let mut body = vec![0; length.expect("a Content-Length header")];
-                if reader.read_exact(&mut body).is_err() {
-                    return;
-                }
-                let message = serde_json::from_slice(&body).expect("a JSON message");
-                if send.send(message).is_err() {
-                    return;
-                }
-            }
-        });
-        Client {
-            child,
-            stdin: Some(stdin),
-            inbox,
-            notifications: Vec::new(),
-            responses: Vec::new(),
-            next_id: 1,
-        }
-    }
-
-    /// The server's process id.
-    pub fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
-    pub fn send(&mut self, message: &Value) {
-        let body = message.to_string();
-        self.send_raw(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes());
+            .stderr(Stdio::null());
+        Client(LspClient::spawn(command).expect("start crossfile serve"))
     }
 
     /// Writes `bytes` as they are: a frame of the test's own making, well formed or not.
     pub fn send_raw(&mut self, bytes: &[u8]) {
-        let stdin = self.stdin.as_mut().expect("the server's input is open");
-        stdin.write_all(bytes).expect("write");
-        stdin.flush().expect("flush");
+        self.0.send_raw(bytes).expect("write to the server");
     }
 
     /// A notification; `Value::Null` params are left out, as `shutdown` and `exit` want.
     pub fn notify(&mut self, method: &str, params: Value) {
-        let mut message = json!({"jsonrpc": "2.0", "method": method});
-        if !params.is_null() {
-            message["params"] = params;
-        }
-        self.send(&message);
+        self.0.notify(method, params).expect("write to the server");
     }
 
     /// Sends a request and waits for its response, answering the server's own requests.
@@ -133,14 +82,10 @@ impl Client {
 
     /// Sends a request without waiting; returns its id.
     pub fn start_request(&mut self, method: &str, params: Value) -> i64 {
-        let id = self.next_id;
-        self.next_id += 1;
-        let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method});
-        if !params.is_null() {
-            message["params"] = params;
-        }
-        self.send(&message);
-        id
+        self.0
+            .start_request(method, params)
+            .expect("write to the server")
+            .0
     }
 
     /// Waits for the response to request `id`.
@@ -156,34 +101,16 @@ impl Client {
     }
 
     /// The first kept response that satisfies `done`, else reads messages until one does
-    /// (returned) or `timeout` passes.
+    /// (returned) or `timeout` passes (`None`).
     pub fn wait_until(
         &mut self,
         timeout: Duration,
         done: impl Fn(&Value) -> bool,
     ) -> Option<Value> {
-        if let Some(i) = self.responses.iter().position(&done) {
-            return Some(self.responses.remove(i));
-        }
-        let end = Instant::now() + timeout;
-        loop {
-            let left = end.saturating_duration_since(Instant::now());
-            let message = match self.inbox.recv_timeout(left) {
-                Ok(message) => message,
-                Err(RecvTimeoutError::Timeout) => return None,
-                Err(RecvTimeoutError::Disconnected) => panic!("the server closed stdout"),
-            };
-            if done(&message) {
-                return Some(message);
-            }
-            match (message.get("id"), message.get("method")) {
-                (Some(id), Some(_)) => {
-                    let id = id.clone();
-                    self.send(&json!({"jsonrpc": "2.0", "id": id, "result": null}));
-                }
-                (None, Some(_)) => self.notifications.push(message),
-                _ => self.responses.push(message),
-            }
+        match self.0.wait_until(timeout, done) {
+            Ok((message, _)) => Some(message),
+            Err(ClientError::Timeout { .. }) => None,
+            Err(error) => panic!("{error}"),
         }
     }
 
@@ -215,21 +142,11 @@ impl Client {
             .expect("a $/progress end")
     }
 
-    /// Whether the server process is still running.
-    pub fn is_running(&mut self) -> bool {
-        matches!(self.child.try_wait(), Ok(None))
-    }
-
     /// The server's resident memory now (`VmRSS`, kB).
     pub fn rss_kb(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
-            .expect("the server's /proc status");
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|rest| rest.split_whitespace().next())
-            .and_then(|kb| kb.parse().ok())
-            .expect("VmRSS in /proc status")
+        crossfile::memory::ProcessMemory::of(self.pid())
+            .expect("the server's /proc status")
+            .rss_kb
     }
 
     /// Runs `workspace/executeCommand` with one argument; its result (panics on an error).
@@ -246,23 +163,19 @@ impl Client {
 
     /// Kills the server (SIGKILL) and waits for it.
     pub fn kill(mut self) {
-        self.child.kill().expect("kill");
-        let _ = self.child.wait();
+        self.0.kill();
     }
 
     /// Closes the server's input, as an editor that dies does, and waits (up to 120 s) for the
     /// server to exit: its exit code and how long it took.
     pub fn close_input(mut self) -> (Option<i32>, Duration) {
-        self.stdin = None;
+        self.0.close_input();
         let started = Instant::now();
-        while started.elapsed() < Duration::from_secs(120) {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                return (status.code(), started.elapsed());
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        panic!("the server did not exit after its input closed");
+        let code = self
+            .0
+            .wait_exit(Duration::from_secs(120))
+            .unwrap_or_else(|e| panic!("after its input closed: {e}"));
+        (code, started.elapsed())
     }
 
     /// `shutdown`, `exit`, and the exit code.
@@ -272,25 +185,9 @@ impl Client {
             assert_eq!(answer.get("result"), Some(&Value::Null), "{answer}");
         }
         self.notify("exit", Value::Null);
-        let end = Instant::now() + Duration::from_secs(20);
-        while Instant::now() < end {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                return status.code();
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        panic!("the server did not exit");
-    }
-}
-
-impl Drop for Client {
-    /// A server left running by a failed test is stopped.
-    fn drop(&mut self) {
-        if self.is_running() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
+        self.0
+            .wait_exit(Duration::from_secs(20))
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 }
 

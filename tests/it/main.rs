@@ -31,6 +31,8 @@ mod metrics_conformance;
 mod model_fetch;
 mod nltk_tokens;
 mod okapi;
+#[cfg(feature = "embedded")]
+mod perf_harness;
 mod postprocess_conformance;
 mod prompt_budget;
 mod servers;

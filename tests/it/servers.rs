@@ -1,6 +1,7 @@
-//! Model servers for tests: real ones (`llama-server`, `llama-cpp-python`) started on free
-//! 127.0.0.1 ports, waited for until healthy and killed on drop; and a hand-written HTTP stub
-//! for the faults a real server cannot produce on demand (a 500, a hang, a torn body).
+//! Model servers for tests: real ones (`llama-server` through the library's launcher,
+//! `llama-cpp-python`) started on free 127.0.0.1 ports, waited for until healthy and killed on
+//! drop; and a hand-written HTTP stub for the faults a real server cannot produce on demand (a
+//! 500, a hang, a torn body).
 //!
 //! Real-server tests fail, never skip, when a server or the model is missing; the message names
 //! the command that installs it.
@@ -14,6 +15,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use crossfile::perf::LlamaServer;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// How long a real server may take to load the model and answer its health check.
@@ -152,41 +154,33 @@ impl Drop for Server {
 }
 
 /// `llama-server` with the default model, a 2048-token context, 2 threads and flash attention,
-/// plus `extra` arguments (`--embedding`, …).
+/// plus `extra` arguments (`--embedding`, …), started by the library's launcher.
 ///
 /// Flash attention is named on both real servers because it changes greedy output: with it on
 /// in one and off in the other, 4 of the 8 parity prompts in `http_backends` differ; with the
 /// same setting on both, all 8 agree (`llama-server` defaults to `auto`, which is on for CPU;
 /// llama-cpp-python defaults to off).
-pub fn llama_server(extra: &[&str]) -> Server {
-    let binary = llama_server_binary();
-    let model = default_gguf();
-    let port = free_port();
-    let mut args: Vec<String> = [
-        "-m",
-        &model.to_string_lossy(),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        &port.to_string(),
-        "-c",
-        "2048",
-        "-t",
-        "2",
-        "-fa",
-        "on",
-        "--no-webui",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    args.extend(extra.iter().map(|s| s.to_string()));
-    Server::start(&binary, &args, port, "/health")
+pub fn llama_server(extra: &[&str]) -> LlamaServer {
+    let mut args = vec!["-fa", "on", "--no-webui"];
+    args.extend(extra);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime
+        .block_on(LlamaServer::start(
+            &llama_server_binary(),
+            &default_gguf(),
+            2048,
+            2,
+            &args,
+        ))
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// `llama-server --embedding` with mean pooling (SmolLM2 names no pooling of its own) and a
 /// batch large enough for a 20-line chunk.
-pub fn llama_server_embeddings() -> Server {
+pub fn llama_server_embeddings() -> LlamaServer {
     llama_server(&[
         "--embedding",
         "--pooling",

@@ -1,10 +1,8 @@
-//! Run records for the bench module's unit tests.
+//! Run records for the unit tests of the modules that read them (the tally, reports).
 
 use std::collections::BTreeMap;
 
-use crate::bench::record::{
-    ChunkRef, PromptTokenCounts, RUN_FORMAT, RunError, RunRecord, StageTimings,
-};
+use super::record::{ChunkRef, PromptTokenCounts, RUN_FORMAT, RunError, RunRecord, StageTimings};
 
 /// A scored CrossCodeEval Python record: `em`, `id_em`, `id_f1` are `score`, `es` is
 /// `100 × score`. `oracle` is an upper bound.
