@@ -10,6 +10,8 @@ mod python;
 mod typescript;
 mod walk;
 
+pub use walk::depth_first;
+
 /// A language crossfile understands. TSX is TypeScript with JSX; it has its own grammar.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Language {

@@ -35,19 +35,38 @@ pub(super) trait Visit<'t> {
 /// Walks the named nodes of `tree` in document order.
 pub(super) fn walk<'t>(tree: &'t Tree, visitor: &mut impl Visit<'t>) -> Outline {
     let mut out = Outline::default();
+    depth_first(tree, Frame::default(), |node, _, parent| {
+        if node.is_named() {
+            visitor.visit(node, parent, &mut out)
+        } else {
+            None
+        }
+    });
+    out
+}
+
+/// Visits every node of `tree`, named or not, in document order, iteratively (no recursion, so
+/// any depth is safe). `enter` gets the node, its field name and the state its parent gave its
+/// children (the root gets `root`); it returns the state for the node's own children, or `None`
+/// to skip them.
+pub fn depth_first<'t, S>(
+    tree: &'t Tree,
+    root: S,
+    mut enter: impl FnMut(Node<'t>, Option<&'t str>, &mut S) -> Option<S>,
+) {
     let mut cursor = tree.walk();
-    // The frame of the node the cursor is under; the root sees the default frame.
-    let mut frames = vec![Frame::default()];
+    // The state of the node the cursor is under; the root sees `root`.
+    let mut states = vec![root];
     loop {
         let node = cursor.node();
-        let children = match frames.last_mut() {
-            Some(parent) if node.is_named() => visitor.visit(node, parent, &mut out),
-            _ => None,
-        };
-        if let Some(frame) = children
+        let field = cursor.field_name();
+        let children = states
+            .last_mut()
+            .and_then(|parent| enter(node, field, parent));
+        if let Some(state) = children
             && cursor.goto_first_child()
         {
-            frames.push(frame);
+            states.push(state);
             continue;
         }
         loop {
@@ -55,9 +74,9 @@ pub(super) fn walk<'t>(tree: &'t Tree, visitor: &mut impl Visit<'t>) -> Outline 
                 break;
             }
             if !cursor.goto_parent() {
-                return out;
+                return;
             }
-            frames.pop();
+            states.pop();
         }
     }
 }

@@ -3,6 +3,8 @@
 
 use tree_sitter::{Node, Tree};
 
+use crate::lang;
+
 /// What an identifier leaf does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Role {
@@ -30,42 +32,29 @@ pub(super) struct Leaf {
 /// outside comments, string literals, import-like statements and namespace names.
 pub(super) fn identifiers(tree: &Tree) -> Vec<Leaf> {
     let mut out = Vec::new();
-    let mut cursor = tree.walk();
-    // The kinds of the nodes the cursor is inside, innermost last.
-    let mut parents: Vec<&str> = Vec::new();
-    loop {
-        let node = cursor.node();
-        let field = cursor.field_name();
-        let parent = parents.last().copied().unwrap_or("");
-        let skip = is_excluded(node, field, parent);
-        if !skip && node.child_count() == 0 {
-            if node.is_named()
-                && (node.kind().ends_with("identifier")
-                    || node.kind() == "shorthand_property_identifier_pattern")
-                && node.start_position().row == node.end_position().row
-                && let Ok(line) = u32::try_from(node.start_position().row)
-            {
-                out.push(Leaf {
-                    start: node.start_byte(),
-                    end: node.end_byte(),
-                    line,
-                    role: role(node.kind(), field, parent),
-                });
-            }
-        } else if !skip && cursor.goto_first_child() {
-            parents.push(node.kind());
-            continue;
+    // Each node's children see its kind as their parent's; the root's parent is "".
+    lang::depth_first(tree, "", |node, field, parent| {
+        let parent = *parent;
+        if is_excluded(node, field, parent) {
+            return None;
         }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return out;
-            }
-            parents.pop();
+        if node.child_count() == 0
+            && node.is_named()
+            && (node.kind().ends_with("identifier")
+                || node.kind() == "shorthand_property_identifier_pattern")
+            && node.start_position().row == node.end_position().row
+            && let Ok(line) = u32::try_from(node.start_position().row)
+        {
+            out.push(Leaf {
+                start: node.start_byte(),
+                end: node.end_byte(),
+                line,
+                role: role(node.kind(), field, parent),
+            });
         }
-    }
+        Some(node.kind())
+    });
+    out
 }
 
 /// Subtrees whose identifiers never make a case: comments, string literals, imports, `using`
