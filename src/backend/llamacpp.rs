@@ -30,12 +30,8 @@ pub struct LlamaCppBackend {
 #[derive(Serialize)]
 struct CompletionBody<'a> {
     prompt: &'a str,
-    n_predict: u32,
-    temperature: f32,
-    repeat_penalty: f32,
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    stop: &'a [String],
-    cache_prompt: bool,
+    #[serde(flatten)]
+    decoding: Decoding<'a>,
 }
 
 #[derive(Serialize)]
@@ -44,12 +40,32 @@ struct InfillBody<'a> {
     input_suffix: &'a str,
     /// The text after the FIM middle token; empty, the middle is generated from scratch.
     prompt: &'a str,
+    #[serde(flatten)]
+    decoding: Decoding<'a>,
+}
+
+/// How both endpoints decode: greedy, no repeat penalty, the request's stops, and the server's
+/// prompt cache kept between requests.
+#[derive(Serialize)]
+struct Decoding<'a> {
     n_predict: u32,
     temperature: f32,
     repeat_penalty: f32,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     stop: &'a [String],
     cache_prompt: bool,
+}
+
+impl<'a> Decoding<'a> {
+    fn greedy(request: &'a GenerateRequest) -> Decoding<'a> {
+        Decoding {
+            n_predict: request.max_tokens,
+            temperature: 0.0,
+            repeat_penalty: 1.0,
+            stop: &request.stop,
+            cache_prompt: true,
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -96,11 +112,7 @@ impl Backend for LlamaCppBackend {
             None => {
                 let body = CompletionBody {
                     prompt: &request.prompt,
-                    n_predict: request.max_tokens,
-                    temperature: 0.0,
-                    repeat_penalty: 1.0,
-                    stop: &request.stop,
-                    cache_prompt: true,
+                    decoding: Decoding::greedy(request),
                 };
                 self.http.post_json("/completion", &body, cancel).await?
             }
@@ -109,11 +121,7 @@ impl Backend for LlamaCppBackend {
                     input_prefix: &fim.prefix,
                     input_suffix: &fim.suffix,
                     prompt: "",
-                    n_predict: request.max_tokens,
-                    temperature: 0.0,
-                    repeat_penalty: 1.0,
-                    stop: &request.stop,
-                    cache_prompt: true,
+                    decoding: Decoding::greedy(request),
                 };
                 match self.http.post_json("/infill", &body, cancel).await {
                     Err(HttpError::Status {

@@ -149,6 +149,36 @@ impl Sandbox {
         })
     }
 
+    /// Places `case`, seen as `view`, for replay: in its repository's copy ([`Sandbox::place`])
+    /// or, `in_place`, in the repository itself ([`Sandbox::place_in_place`]). `held` is the
+    /// in-place lock of the case before: the file that case changed goes back first, and the lock
+    /// is kept for an in-place case in the same repository, else released (and, in place, taken
+    /// for this one). Returns where the case is and the lock now held.
+    pub fn replay(
+        &self,
+        case: &Case,
+        view: &CaseView,
+        in_place: bool,
+        held: Option<InPlaceLock>,
+    ) -> Result<(Placed, Option<InPlaceLock>), BenchError> {
+        let mut kept = None;
+        if let Some(lock) = held {
+            self.restore_in_place(&lock)?;
+            if in_place && lock.repository == view.root {
+                kept = Some(lock);
+            }
+        }
+        if !in_place {
+            return Ok((self.place(case, view)?, None));
+        }
+        let lock = match kept {
+            Some(lock) => lock,
+            None => self.lock_in_place(&view.root)?,
+        };
+        let placed = self.place_in_place(case, view, &lock)?;
+        Ok((placed, Some(lock)))
+    }
+
     /// Puts back the file this process's in-place case changed, if any; returns it.
     pub fn restore_in_place(&self, _lock: &InPlaceLock) -> Result<Option<PathBuf>, BenchError> {
         self.restore_journal()
@@ -406,5 +436,39 @@ mod tests {
             Some("y = 2\nz = y\n")
         );
         assert_eq!(other.restore_abandoned().ok(), Some(None));
+    }
+
+    #[test]
+    fn replaying_moves_from_in_place_to_a_copy_restoring_and_releasing() {
+        let temp = tempfile::tempdir().expect("temp dir");
+        let repos = temp.path().join("repos");
+        let repo = repos.join("repo");
+        fs::create_dir_all(&repo).expect("mkdir");
+        let a = "import os\nx = os.getcwd()\n";
+        fs::write(repo.join("a.py"), a).expect("write");
+        let sandbox = Sandbox::new(temp.path().join("replay"));
+        let first = case("a.py", 1, "import os\nx = ", "os.getcwd()", "\n");
+        let view = CaseView::new(&first, &repos, 1 << 20).expect("view");
+
+        let (placed, held) = sandbox.replay(&first, &view, true, None).expect("in place");
+        assert_eq!(placed.root, view.root);
+        assert!(held.is_some(), "in place holds the lock");
+        // The same repository in place again keeps the one lock.
+        let (_, held) = sandbox.replay(&first, &view, true, held).expect("again");
+        assert_eq!(
+            fs::read_to_string(repo.join("a.py")).ok().as_deref(),
+            Some("import os\nx = \n")
+        );
+
+        // A copy next: the repository's file goes back and the lock is released.
+        let (placed, held) = sandbox.replay(&first, &view, false, held).expect("copy");
+        assert!(held.is_none());
+        assert_ne!(placed.root, view.root);
+        assert_eq!(
+            fs::read_to_string(repo.join("a.py")).ok().as_deref(),
+            Some(a)
+        );
+        let other = Sandbox::new(temp.path().join("replay"));
+        assert!(other.lock_in_place(&view.root).is_ok(), "released");
     }
 }

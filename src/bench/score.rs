@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::case::{Case, CaseFormat};
-use crate::metrics::{CcevalInput, MetricsError, cceval_metrics, repoeval_metrics};
+use crate::metrics::{CcevalInput, CcevalScores, MetricsError, cceval_metrics, repoeval_metrics};
 
 /// The case's metrics for `prediction` — the raw model output, since the benchmarks' scripts
 /// cut it themselves — named as the benchmark's scripts name them: CrossCodeEval `em`, `es`,
@@ -13,12 +13,7 @@ pub fn score(case: &Case, prediction: &str) -> Result<BTreeMap<String, f64>, Met
     let bool_value = |b: bool| if b { 1.0 } else { 0.0 };
     let pairs: Vec<(&str, f64)> = match case.format {
         CaseFormat::Cceval => {
-            let s = cceval_metrics(&CcevalInput {
-                language: case.language,
-                prompt: &case.prompt,
-                prediction,
-                groundtruth: &case.reference,
-            });
+            let s = cceval_scores(case, prediction);
             vec![
                 ("em", bool_value(s.em)),
                 ("es", s.es),
@@ -48,6 +43,16 @@ pub struct ScoreTable {
     pub unpredicted: Vec<String>,
     /// Predictions whose `task_id` names no case.
     pub unknown: Vec<String>,
+}
+
+/// CrossCodeEval's metrics of `prediction` for `case`.
+fn cceval_scores(case: &Case, prediction: &str) -> CcevalScores {
+    cceval_metrics(&CcevalInput {
+        language: case.language,
+        prompt: &case.prompt,
+        prediction,
+        groundtruth: &case.reference,
+    })
 }
 
 /// Scores `predictions` against `cases` (matched by case id) and aggregates them.
@@ -81,12 +86,7 @@ pub fn score_predictions(
         };
         match format {
             CaseFormat::Cceval => {
-                let s = cceval_metrics(&CcevalInput {
-                    language: case.language,
-                    prompt: &case.prompt,
-                    prediction,
-                    groundtruth: &case.reference,
-                });
+                let s = cceval_scores(case, prediction);
                 let rows = cceval_rows.entry(case.language.name()).or_default();
                 rows[0].push(s.row(EsBackend::Difflib));
                 rows[1].push(s.row(EsBackend::PythonLevenshtein));

@@ -261,4 +261,37 @@ mod tests {
         );
         assert!(!big.sliding.is_empty() && !big.cceval.is_empty());
     }
+
+    /// What is stored is what is read back: the record of a file, through postcard bytes (as in
+    /// the index), gives the entry the analysis made, outline, chunks and term ids included.
+    #[test]
+    fn a_record_read_back_from_its_bytes_is_the_entry_it_was_made_from() {
+        let text = "import os\n\n\nclass A:\n    def m(self):\n        return os.sep\n\n\ndef f():\n    return A()\n";
+        let record = analyze_python(text.into());
+        let bytes = postcard::to_allocvec(&record).expect("encode");
+        let back: FileRecord = postcard::from_bytes(&bytes).expect("decode");
+        let (a, b) = (
+            FileEntry::from_record(record).expect("entry"),
+            FileEntry::from_record(back).expect("entry"),
+        );
+        assert_eq!(a.outline, b.outline);
+        let names: Vec<&str> = b.outline.symbols.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["A", "m", "f"]);
+        assert_eq!(b.outline.imports.len(), 1);
+        for kind in [
+            ChunkerKind::Fixed,
+            ChunkerKind::Sliding,
+            ChunkerKind::Syntax,
+        ] {
+            assert_eq!(a.chunks(kind), b.chunks(kind), "{kind:?}");
+            assert!(!b.chunks(kind).is_empty(), "{kind:?}");
+        }
+        assert_eq!(a.sliding_words, b.sliding_words);
+        assert_eq!(&*b.text, text);
+        assert_eq!(b.stamp.hash, text_hash(text));
+        // A record of an unknown language is not an entry.
+        let mut foreign = analyze_python(text.into());
+        foreign.language = u8::MAX;
+        assert!(FileEntry::from_record(foreign).is_none());
+    }
 }

@@ -1,8 +1,8 @@
 //! C#: keywords, and the definitions and `using` directives of a file.
 
-use tree_sitter::{Node, Tree, TreeCursor};
+use tree_sitter::Node;
 
-use super::walk::{self, Frame, Visit};
+use super::walk::{self, Frame, Visit, Visitor};
 use super::{Outline, SymbolKind};
 
 /// CrossCodeEval's C# keywords (`var`, `true` and `false` are identifiers there), sorted.
@@ -85,19 +85,9 @@ pub(super) const KEYWORDS: &[&str] = &[
 ];
 
 /// The outline rules for C#: types, methods, constructors, local functions, `using` directives.
-pub(super) struct Visitor<'t> {
-    src: &'t str,
-    cursor: TreeCursor<'t>,
-}
+pub(super) struct CSharp;
 
-impl<'t> Visitor<'t> {
-    pub(super) fn new(src: &'t str, tree: &'t Tree) -> Self {
-        Visitor {
-            src,
-            cursor: tree.walk(),
-        }
-    }
-
+impl<'t> Visitor<'t, CSharp> {
     /// `using A.B;` and `using static A.B;` bind no name of their own; `using X = A.B;` binds `X`.
     fn using(&mut self, node: Node<'t>, out: &mut Outline) {
         let src = self.src;
@@ -117,7 +107,7 @@ impl<'t> Visitor<'t> {
     }
 }
 
-impl<'t> Visit<'t> for Visitor<'t> {
+impl<'t> Visit<'t> for Visitor<'t, CSharp> {
     fn visit(&mut self, node: Node<'t>, parent: &mut Frame, out: &mut Outline) -> Option<Frame> {
         let name = || node.child_by_field_name("name");
         match node.kind() {

@@ -1,8 +1,8 @@
 //! Java: keywords, and the definitions and imports of a file.
 
-use tree_sitter::{Node, Tree, TreeCursor};
+use tree_sitter::Node;
 
-use super::walk::{self, Frame, Visit};
+use super::walk::{self, Frame, Visit, Visitor};
 use super::{Outline, SymbolKind};
 
 /// CrossCodeEval's Java keywords (`true`, `false` and `null` are identifiers there), sorted.
@@ -61,19 +61,9 @@ pub(super) const KEYWORDS: &[&str] = &[
 ];
 
 /// The outline rules for Java: classes and their kin, methods and constructors, imports.
-pub(super) struct Visitor<'t> {
-    src: &'t str,
-    cursor: TreeCursor<'t>,
-}
+pub(super) struct Java;
 
-impl<'t> Visitor<'t> {
-    pub(super) fn new(src: &'t str, tree: &'t Tree) -> Self {
-        Visitor {
-            src,
-            cursor: tree.walk(),
-        }
-    }
-
+impl<'t> Visitor<'t, Java> {
     /// `import a.b.C;` binds `C`; `import a.b.*;` (static or not) binds nothing by name.
     fn import(&mut self, node: Node<'t>, out: &mut Outline) {
         let src = self.src;
@@ -96,7 +86,7 @@ impl<'t> Visitor<'t> {
     }
 }
 
-impl<'t> Visit<'t> for Visitor<'t> {
+impl<'t> Visit<'t> for Visitor<'t, Java> {
     fn visit(&mut self, node: Node<'t>, parent: &mut Frame, out: &mut Outline) -> Option<Frame> {
         let name = || node.child_by_field_name("name");
         match node.kind() {

@@ -177,13 +177,15 @@ fn new_parser(language: Language) -> Option<tree_sitter::Parser> {
 /// Symbols and imports come in document order (by start). Methods are functions defined
 /// directly in a class body; nested functions are functions. `text` must be the parsed text.
 pub fn outline(language: Language, text: &str, tree: &tree_sitter::Tree) -> Outline {
+    use walk::Visitor;
     match language {
-        Language::Python => walk::walk(tree, &mut python::Visitor::new(text, tree)),
-        Language::Java => walk::walk(tree, &mut java::Visitor::new(text, tree)),
-        Language::TypeScript | Language::Tsx => {
-            walk::walk(tree, &mut typescript::Visitor::new(text, tree))
-        }
-        Language::CSharp => walk::walk(tree, &mut csharp::Visitor::new(text, tree)),
+        Language::Python => walk::walk(tree, &mut Visitor::<python::Python>::new(text, tree)),
+        Language::Java => walk::walk(tree, &mut Visitor::<java::Java>::new(text, tree)),
+        Language::TypeScript | Language::Tsx => walk::walk(
+            tree,
+            &mut Visitor::<typescript::TypeScript>::new(text, tree),
+        ),
+        Language::CSharp => walk::walk(tree, &mut Visitor::<csharp::CSharp>::new(text, tree)),
     }
 }
 

@@ -1,8 +1,8 @@
 //! Python: keywords, and the definitions and imports of a file.
 
-use tree_sitter::{Node, Tree, TreeCursor};
+use tree_sitter::Node;
 
-use super::walk::{self, Frame, Visit};
+use super::walk::{self, Frame, Visit, Visitor};
 use super::{Outline, SymbolKind};
 
 /// CPython 3.11 `keyword.kwlist` without `True` and `False` (CrossCodeEval counts those as
@@ -15,19 +15,9 @@ pub(super) const KEYWORDS: &[&str] = &[
 
 /// The outline rules for Python. Only statements that can hold a definition are entered, so
 /// expressions (most of a file's nodes) are never visited.
-pub(super) struct Visitor<'t> {
-    src: &'t str,
-    cursor: TreeCursor<'t>,
-}
+pub(super) struct Python;
 
-impl<'t> Visitor<'t> {
-    pub(super) fn new(src: &'t str, tree: &'t Tree) -> Self {
-        Visitor {
-            src,
-            cursor: tree.walk(),
-        }
-    }
-
+impl<'t> Visitor<'t, Python> {
     /// `import a.b` binds `a`; `import a.b as c` binds `c`. One import per module.
     fn import(&mut self, node: Node<'t>, out: &mut Outline) {
         let src = self.src;
@@ -89,7 +79,7 @@ impl<'t> Visitor<'t> {
     }
 }
 
-impl<'t> Visit<'t> for Visitor<'t> {
+impl<'t> Visit<'t> for Visitor<'t, Python> {
     fn visit(&mut self, node: Node<'t>, parent: &mut Frame, out: &mut Outline) -> Option<Frame> {
         let kind = node.kind();
         if matches!(kind, "comment" | "decorator") {

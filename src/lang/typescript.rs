@@ -1,8 +1,8 @@
 //! TypeScript and TSX: keywords, and the definitions and imports of a file.
 
-use tree_sitter::{Node, Tree, TreeCursor};
+use tree_sitter::Node;
 
-use super::walk::{self, Frame, Visit};
+use super::walk::{self, Frame, Visit, Visitor};
 use super::{Outline, SymbolKind};
 
 /// CrossCodeEval's TypeScript keywords (`undefined`, `async`, `await` are identifiers there),
@@ -53,19 +53,9 @@ pub(super) const KEYWORDS: &[&str] = &[
 ];
 
 /// The outline rules for TypeScript and TSX (their grammars share node names).
-pub(super) struct Visitor<'t> {
-    src: &'t str,
-    cursor: TreeCursor<'t>,
-}
+pub(super) struct TypeScript;
 
-impl<'t> Visitor<'t> {
-    pub(super) fn new(src: &'t str, tree: &'t Tree) -> Self {
-        Visitor {
-            src,
-            cursor: tree.walk(),
-        }
-    }
-
+impl<'t> Visitor<'t, TypeScript> {
     /// `import D, {A, B as C} from './x'`, `import * as ns from 'x'`, `import './side'`,
     /// `import x = require('y')`.
     fn import(&mut self, node: Node<'t>, out: &mut Outline) {
@@ -121,7 +111,7 @@ impl<'t> Visitor<'t> {
     }
 }
 
-impl<'t> Visit<'t> for Visitor<'t> {
+impl<'t> Visit<'t> for Visitor<'t, TypeScript> {
     fn visit(&mut self, node: Node<'t>, parent: &mut Frame, out: &mut Outline) -> Option<Frame> {
         let kind = node.kind();
         match kind {

@@ -4,6 +4,7 @@
 //! overflow the call stack. Each language supplies a [`Visit`] that says, per node, what to
 //! record and whether to look inside.
 
+use std::marker::PhantomData;
 use std::ops::Range;
 
 use tree_sitter::{Node, Tree, TreeCursor};
@@ -30,6 +31,24 @@ pub(super) trait Visit<'t> {
     /// Records what `node` defines or imports. Returns the frame its children see, or `None` to
     /// skip them.
     fn visit(&mut self, node: Node<'t>, parent: &mut Frame, out: &mut Outline) -> Option<Frame>;
+}
+
+/// A language's outline visitor: the source it reads and one reusable cursor. `L` is the
+/// language's marker type, whose file holds the rules (`impl Visit for Visitor<'_, L>`).
+pub(super) struct Visitor<'t, L> {
+    pub src: &'t str,
+    pub cursor: TreeCursor<'t>,
+    language: PhantomData<L>,
+}
+
+impl<'t, L> Visitor<'t, L> {
+    pub(super) fn new(src: &'t str, tree: &'t Tree) -> Self {
+        Visitor {
+            src,
+            cursor: tree.walk(),
+            language: PhantomData,
+        }
+    }
 }
 
 /// Walks the named nodes of `tree` in document order.

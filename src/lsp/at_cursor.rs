@@ -12,21 +12,26 @@ use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tower_lsp::lsp_types::{Position, Url};
 
+use super::completed::Done;
 use super::convert::cursor_in;
-use super::replay::ReplayedCase;
+use super::error::ServeError;
+use super::replayed::ReplayedCase;
 use super::state::{Engine, Folder, State};
-use crate::backend::BackendError;
 use crate::bench::replay::completer_for;
-use crate::complete::{CompleteError, Completer, Completion};
 use crate::config::Settings;
 use crate::index::Snapshot;
 use crate::retrieve::{Query, RetrieverSpec};
 use crate::workspace;
 
-/// Why a completion did not finish.
-pub enum Failure {
-    Cancelled,
-    Engine(String),
+/// A completion asked at a position of a document.
+pub struct CursorRequest {
+    /// The workspace folder holding the document, and the document's path in it.
+    pub folder: Arc<Folder>,
+    pub rel: String,
+    pub uri: Url,
+    pub position: Position,
+    /// The document's text when the request came (`None`: not open, the disk's).
+    pub buffer: Option<String>,
 }
 
 /// A cursor made ready to complete.
@@ -39,30 +44,25 @@ pub struct Cursor {
     pub case: Option<Arc<ReplayedCase>>,
 }
 
-/// A completion and how it was made.
-pub struct Done {
-    pub completion: Completion,
-    pub retriever: RetrieverSpec,
-    pub latency_ms: f64,
-}
-
-/// Prepares a completion at `position` of `uri` (`rel` in `folder`), with `buffer` the document's
-/// text when the request came (else the disk's).
+/// Prepares the completion `request` asks for.
 pub async fn prepare(
     state: &State,
-    folder: &Arc<Folder>,
-    uri: &Url,
-    rel: &str,
-    buffer: Option<String>,
-    position: Position,
+    request: CursorRequest,
     cancel: &CancellationToken,
-) -> Result<Cursor, Failure> {
+) -> Result<Cursor, ServeError> {
+    let CursorRequest {
+        folder,
+        rel,
+        uri,
+        position,
+        buffer,
+    } = request;
     let settings = folder.settings();
-    if let Some(case) = state.replay.case_at(uri, position)
+    if let Some(case) = state.replay.case_at(&uri, position)
         && buffer.as_deref().is_none_or(|b| b == case.text)
     {
         return Ok(Cursor {
-            folder: folder.clone(),
+            folder,
             settings,
             snapshot: case.laid_out.snapshot.clone(),
             query: case.laid_out.query.clone(),
@@ -70,25 +70,23 @@ pub async fn prepare(
         });
     }
     let index = tokio::select! {
-        index = folder.settled_index() => index.map_err(Failure::Engine)?,
-        () = cancel.cancelled() => return Err(Failure::Cancelled),
+        index = folder.settled_index() => index?,
+        () = cancel.cancelled() => return Err(ServeError::Cancelled),
     };
     let text = match buffer {
         Some(text) => text,
         None => {
-            let path = folder.root.join(rel);
+            let path = folder.root.join(&rel);
             let limit = settings.index.workspace.max_file_bytes;
             tokio::task::spawn_blocking(move || workspace::read_source(&path, limit))
                 .await
-                .map_err(|e| Failure::Engine(e.to_string()))?
-                .map_err(|e| Failure::Engine(e.to_string()))?
+                .map_err(ServeError::task("reading the file"))??
                 .text
         }
     };
-    let cursor = cursor_in(&text, position);
-    let query = Query::new(rel, &text, cursor).map_err(|e| Failure::Engine(e.to_string()))?;
+    let query = Query::new(&rel, &text, cursor_in(&text, position))?;
     Ok(Cursor {
-        folder: folder.clone(),
+        folder,
         settings,
         snapshot: index.snapshot(),
         query,
@@ -102,15 +100,12 @@ pub async fn complete(
     engine: &Engine,
     retriever: Option<&RetrieverSpec>,
     cancel: &CancellationToken,
-) -> Result<Done, Failure> {
+) -> Result<Done, ServeError> {
     let started = Instant::now();
     let settings = &cursor.settings;
     let spec = retriever.unwrap_or(&settings.retrieve.retriever).clone();
-    let retriever = cursor
-        .folder
-        .retriever(&spec, settings)
-        .map_err(|e| Failure::Engine(e.to_string()))?;
-    let mut completer = Completer::new(settings, engine.backend.clone(), engine.tokenizer.clone());
+    let retriever = cursor.folder.retriever(&spec, settings)?;
+    let mut completer = cursor.folder.completer(settings, engine);
     if let Some(case) = &cursor.case {
         completer = completer_for(&completer, &case.case, None);
     }
@@ -129,8 +124,7 @@ pub async fn complete(
             retriever: spec,
             latency_ms: started.elapsed().as_secs_f64() * 1e3,
         }),
-        Err(CompleteError::Backend(BackendError::Cancelled)) => Err(Failure::Cancelled),
-        Err(_) if cancel.is_cancelled() => Err(Failure::Cancelled),
-        Err(e) => Err(Failure::Engine(e.to_string())),
+        Err(_) if cancel.is_cancelled() => Err(ServeError::Cancelled),
+        Err(e) => Err(e.into()),
     }
 }

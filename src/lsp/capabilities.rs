@@ -1,5 +1,5 @@
 //! What the server announces in `initialize`, including `inlineCompletionProvider`, which the
-//! protocol types of tower-lsp 0.20 (lsp-types 0.94) lack and [`super::service::Edge`] adds.
+//! protocol types of tower-lsp 0.20 (lsp-types 0.94) lack and the edge (`service.rs`) adds.
 
 use serde_json::{Value, json};
 use tower_lsp::jsonrpc::Response;

@@ -9,6 +9,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tower_lsp::lsp_types::MessageType;
 
+use super::error::ServeError;
 use super::state::State;
 use crate::bench::{Case, CaseFormat, CaseProblem, load_cases};
 
@@ -30,7 +31,7 @@ pub struct Loaded {
 
 /// `crossfile.listCases`: every usable case of the file, in order, as
 /// `{id, index, language, repository, path, line}` (`line` 1-based).
-pub async fn list_cases(state: &Arc<State>, args: ListArgs) -> Result<Value, String> {
+pub async fn list_cases(state: &Arc<State>, args: ListArgs) -> Result<Value, ServeError> {
     let file = resolve(state, &args.cases);
     let loaded = load(state, file, args.format.as_deref()).await?;
     let rows: Vec<Value> = loaded
@@ -61,29 +62,38 @@ pub fn resolve(state: &State, path: &Path) -> PathBuf {
 
 /// Loads a cases file (`format` told from the first record when `None`). Bad records are skipped;
 /// each is logged and the user is shown how many and the first.
-pub async fn load(state: &State, file: PathBuf, format: Option<&str>) -> Result<Loaded, String> {
-    let format = format.map(str::to_string);
+pub async fn load(
+    state: &State,
+    file: PathBuf,
+    format: Option<&str>,
+) -> Result<Loaded, ServeError> {
+    let format = format
+        .map(|name| {
+            CaseFormat::parse(name).map_err(|e| ServeError::request(format!("format: {e}")))
+        })
+        .transpose()?;
     let max_file_bytes = state.engine_settings().index.workspace.max_file_bytes;
     let (file, cases, problems) = tokio::task::spawn_blocking(move || {
-        let format = match format.as_deref() {
-            Some(name) => CaseFormat::parse(name).map_err(|e| format!("format: {e}"))?,
-            None => CaseFormat::detect(&file)
-                .map_err(|e| e.to_string())?
-                .ok_or_else(|| {
-                    format!(
-                        "{}: cannot tell the cases' format: give format (cceval or repoeval)",
-                        file.display()
-                    )
-                })?,
+        let format = match format {
+            Some(format) => format,
+            None => CaseFormat::detect(&file)?.ok_or_else(|| {
+                ServeError::request(format!(
+                    "{}: cannot tell the cases' format: give format (cceval or repoeval)",
+                    file.display()
+                ))
+            })?,
         };
-        let loaded = load_cases(&file, format, max_file_bytes).map_err(|e| e.to_string())?;
-        Ok::<_, String>((file, loaded.cases, loaded.problems))
+        let loaded = load_cases(&file, format, max_file_bytes)?;
+        Ok::<_, ServeError>((file, loaded.cases, loaded.problems))
     })
     .await
-    .map_err(|e| format!("loading the cases failed: {e}"))??;
+    .map_err(ServeError::task("loading the cases"))??;
     report_problems(state, &problems).await;
     if cases.is_empty() {
-        return Err(format!("{}: no usable case", file.display()));
+        return Err(ServeError::request(format!(
+            "{}: no usable case",
+            file.display()
+        )));
     }
     Ok(Loaded { file, cases })
 }

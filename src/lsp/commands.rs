@@ -8,7 +8,6 @@ use serde_json::Value;
 use tower_lsp::jsonrpc;
 use tower_lsp::lsp_types::ExecuteCommandParams;
 
-use super::completion::internal;
 use super::state::State;
 use super::{cases, inspect, replay, score};
 
@@ -61,9 +60,9 @@ pub async fn execute(
     };
     match outcome {
         Ok(value) => Ok(Some(value)),
-        Err(message) => {
-            tracing::warn!(command, "{message}");
-            Err(internal(format!("{command}: {message}")))
+        Err(error) => {
+            tracing::warn!(command, "{error}");
+            Err(error.to_response(command))
         }
     }
 }

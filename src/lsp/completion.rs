@@ -18,9 +18,11 @@ use tower_lsp::lsp_types::{
 
 use tokio_util::sync::CancellationToken;
 
-use super::at_cursor::{self, Failure};
+use super::at_cursor::{self, CursorRequest};
+use super::completed::LastCompletion;
+use super::error::{ServeError, internal};
 use super::protocol::{InlineCompletionItem, InlineCompletionList, InlineCompletionParams};
-use super::state::{Folder, LastCompletion, State};
+use super::state::State;
 use crate::complete::Timings;
 
 /// A suggestion and how it was made.
@@ -35,14 +37,13 @@ pub async fn completion(
     params: CompletionParams,
 ) -> jsonrpc::Result<Option<CompletionResponse>> {
     let at = params.text_document_position;
-    let Some(suggestion) = suggest(state, &at.text_document.uri, at.position).await? else {
+    let Some(shown) = visible(state, &at.text_document.uri, at.position).await? else {
         return Ok(None);
     };
-    let items = if suggestion.text.trim().is_empty() {
-        Vec::new()
-    } else {
-        vec![completion_item(&suggestion, at.position)]
-    };
+    let items = shown
+        .iter()
+        .map(|suggestion| completion_item(suggestion, at.position))
+        .collect();
     // Incomplete: the client asks again as the user types, and gets a fresh suggestion.
     Ok(Some(CompletionResponse::List(CompletionList {
         is_incomplete: true,
@@ -55,17 +56,16 @@ pub async fn inline_completion(
     params: InlineCompletionParams,
 ) -> jsonrpc::Result<Option<InlineCompletionList>> {
     let at = params.text_document_position;
-    let Some(suggestion) = suggest(state, &at.text_document.uri, at.position).await? else {
+    let Some(shown) = visible(state, &at.text_document.uri, at.position).await? else {
         return Ok(None);
     };
-    let items = if suggestion.text.trim().is_empty() {
-        Vec::new()
-    } else {
-        vec![InlineCompletionItem {
+    let items = shown
+        .into_iter()
+        .map(|suggestion| InlineCompletionItem {
             insert_text: suggestion.text,
             range: Some(Range::new(at.position, at.position)),
-        }]
-    };
+        })
+        .collect();
     Ok(Some(InlineCompletionList { items }))
 }
 
@@ -92,6 +92,23 @@ fn completion_item(suggestion: &Suggestion, at: Position) -> CompletionItem {
     }
 }
 
+/// The suggestion at `position` of `uri` as the client shows it: none when it is blank; `None`
+/// when the file is in no workspace folder.
+async fn visible(
+    state: &Arc<State>,
+    uri: &Url,
+    position: Position,
+) -> jsonrpc::Result<Option<Vec<Suggestion>>> {
+    let suggestion = suggest(state, uri, position).await?;
+    Ok(suggestion.map(|s| {
+        if s.text.trim().is_empty() {
+            Vec::new()
+        } else {
+            vec![s]
+        }
+    }))
+}
+
 /// Completes at `position` of `uri`; `None` when the file is in no workspace folder.
 async fn suggest(
     state: &Arc<State>,
@@ -107,28 +124,26 @@ async fn suggest(
     tracing::debug!(%uri, line = position.line, character = position.character, "completion asked");
     // Dropped with this handler (`$/cancelRequest`): the task stops at its next check.
     let cancel_on_drop = request.token.clone().drop_guard();
-    let buffer = folder.documents.text(&rel);
-    let task = tokio::spawn(complete_at(
-        state.clone(),
+    let asked = CursorRequest {
+        buffer: folder.documents.text(&rel),
         folder,
-        uri.clone(),
         rel,
-        buffer,
+        uri: uri.clone(),
         position,
-        request.token.clone(),
-    ));
+    };
+    let task = tokio::spawn(complete_at(state.clone(), asked, request.token.clone()));
     let outcome = task.await;
     cancel_on_drop.disarm();
     state.end_request(uri, &request);
-    let (text, retriever, t) = match outcome {
-        Ok(Ok(done)) => done,
-        Ok(Err(Failure::Cancelled)) => {
+    let shown = match outcome {
+        Ok(Ok(shown)) => shown,
+        Ok(Err(e)) if e.is_cancelled() => {
             tracing::debug!(%uri, "completion cancelled");
-            return Err(jsonrpc::Error::request_cancelled());
+            return Err(e.to_response(""));
         }
-        Ok(Err(Failure::Engine(message))) => {
-            tracing::warn!(%uri, "completion failed: {message}");
-            return Err(internal(message));
+        Ok(Err(e)) => {
+            tracing::warn!(%uri, "completion failed: {e}");
+            return Err(e.to_response(""));
         }
         Err(e) => {
             tracing::error!(%uri, "completion task failed: {e}");
@@ -136,61 +151,69 @@ async fn suggest(
         }
     };
     let latency_ms = started.elapsed().as_secs_f64() * 1e3;
+    let t = shown.timings;
     tracing::info!(
-        %uri, retriever, latency_ms, retrieve_ms = t.retrieve_ms, prompt_ms = t.prompt_ms,
-        generate_ms = t.generate_ms, "completion"
+        %uri, retriever = shown.retriever, latency_ms, retrieve_ms = t.retrieve_ms,
+        prompt_ms = t.prompt_ms, generate_ms = t.generate_ms, "completion"
     );
     Ok(Some(Suggestion {
-        text,
-        retriever,
+        text: shown.text,
+        retriever: shown.retriever,
         latency_ms,
     }))
+}
+
+/// What the client is shown of a completion.
+struct Shown {
+    /// The suggestion, cut to `lsp.max_suggestion_chars`.
+    text: String,
+    retriever: String,
+    timings: Timings,
 }
 
 /// The engine's part: after the debounce, the cursor, the model, the completion; the completion
 /// is kept as the document's last (`crossfile.context`, `crossfile.score`).
 async fn complete_at(
     state: Arc<State>,
-    folder: Arc<Folder>,
-    uri: Url,
-    rel: String,
-    buffer: Option<String>,
-    position: Position,
+    asked: CursorRequest,
     cancel: CancellationToken,
-) -> Result<(String, String, Timings), Failure> {
+) -> Result<Shown, ServeError> {
     // The debounce: a newer request for this document within it cancels this one. None is no
     // timer at all: tokio's timer counts whole milliseconds, so even a zero sleep waits for the
     // next tick (1.4 ms at the median, measured with `bench lsp`).
-    let debounce_ms = folder.settings().lsp.debounce_ms;
+    let debounce_ms = asked.folder.settings().lsp.debounce_ms;
     if debounce_ms > 0 {
         let debounce = std::time::Duration::from_millis(debounce_ms);
         tokio::select! {
             () = tokio::time::sleep(debounce) => {}
-            () = cancel.cancelled() => return Err(Failure::Cancelled),
+            () = cancel.cancelled() => return Err(ServeError::Cancelled),
         }
     } else if cancel.is_cancelled() {
-        return Err(Failure::Cancelled);
+        return Err(ServeError::Cancelled);
     }
-    let cursor = at_cursor::prepare(&state, &folder, &uri, &rel, buffer, position, &cancel).await?;
+    let (uri, position) = (asked.uri.clone(), asked.position);
+    let cursor = at_cursor::prepare(&state, asked, &cancel).await?;
     let engine = tokio::select! {
-        engine = state.engine() => engine.map_err(Failure::Engine)?,
-        () = cancel.cancelled() => return Err(Failure::Cancelled),
+        engine = state.engine() => engine?,
+        () = cancel.cancelled() => return Err(ServeError::Cancelled),
     };
     let done = at_cursor::complete(&cursor, &engine, None, &cancel).await?;
     let limit = cursor.settings.lsp.max_suggestion_chars;
-    let text = at_most_chars(done.completion.suggestion.clone(), limit);
-    let retriever = done.retriever.to_string();
-    let timings = done.completion.timings;
+    let shown = Shown {
+        text: at_most_chars(done.completion.suggestion.clone(), limit),
+        retriever: done.retriever.to_string(),
+        timings: done.completion.timings,
+    };
     state.remember(
         uri,
         LastCompletion {
             position,
             case_id: cursor.case.as_ref().map(|c| c.case.id.clone()),
-            shown: text.clone(),
+            shown: shown.text.clone(),
             done,
         },
     );
-    Ok((text, retriever, timings))
+    Ok(shown)
 }
 
 /// `text` cut to its first `limit` characters.
@@ -199,14 +222,6 @@ fn at_most_chars(mut text: String, limit: usize) -> String {
         text.truncate(byte);
     }
     text
-}
-
-pub fn internal(message: String) -> jsonrpc::Error {
-    jsonrpc::Error {
-        code: jsonrpc::ErrorCode::InternalError,
-        message: message.into(),
-        data: None,
-    }
 }
 
 #[cfg(test)]

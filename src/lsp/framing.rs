@@ -10,7 +10,7 @@
 //! (parse error); JSON that is no JSON-RPC message (not an object, no `"jsonrpc": "2.0"`, a
 //! request without a method, an `id` that is neither a number nor a string) by one with code
 //! -32600 (invalid request), carrying the message's `id` when it has a usable one. The edge
-//! ([`super::service`]) answers those requests, so every answer still goes out through
+//! (`service.rs`, which reads this module) answers those requests, so every answer still goes out through
 //! tower-lsp's one writer. A header block without a usable `Content-Length` is skipped up to the
 //! next `Content-Length`, as tower-lsp's codec does; valid messages pass through byte for byte,
 //! re-framed with a plain `Content-Length` header.

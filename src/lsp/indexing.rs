@@ -10,7 +10,8 @@ use tower_lsp::lsp_types::{
     WorkDoneProgressCreateParams, WorkDoneProgressEnd, WorkDoneProgressReport,
 };
 
-use super::lifecycle::show_error;
+use super::error::ServeError;
+use super::notify::show_error;
 use super::state::{Folder, State};
 use crate::index::Index;
 use crate::progress::{Progress, ProgressEvent};
@@ -55,8 +56,8 @@ pub async fn index_folders(state: Arc<State>, folders: Vec<Arc<Folder>>) {
             }
         }
         let built = match task.await {
-            Ok(built) => built.map_err(|e| e.to_string()),
-            Err(e) => Err(e.to_string()),
+            Ok(built) => built.map_err(ServeError::from),
+            Err(e) => Err(ServeError::task("indexing")(e)),
         };
         match built {
             Ok((index, report)) => {

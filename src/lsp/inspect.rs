@@ -8,7 +8,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tower_lsp::lsp_types::{Position, Url};
 
-use super::at_cursor::{self, Done, Failure};
+use super::at_cursor::{self, CursorRequest};
+use super::completed::Done;
+use super::error::ServeError;
 use super::state::State;
 use crate::bench::score;
 use crate::report::textdiff::{DiffOp, diff};
@@ -52,29 +54,21 @@ pub async fn compare(
     state: &Arc<State>,
     args: CompareArgs,
     specs: Vec<RetrieverSpec>,
-) -> Result<Value, String> {
-    let (folder, rel) = state
-        .locate(&args.uri)
-        .ok_or_else(|| format!("uri: {} is in no workspace folder", args.uri))?;
+) -> Result<Value, ServeError> {
+    let (folder, rel) = state.locate(&args.uri).ok_or_else(|| {
+        ServeError::Request(format!("uri: {} is in no workspace folder", args.uri))
+    })?;
     let cancel = state.session_token();
     // Dropped with the request (`$/cancelRequest`): generation stops.
     let _cancel_on_drop = cancel.clone().drop_guard();
-    let buffer = folder.documents.text(&rel);
-    let failed = |f: Failure| match f {
-        Failure::Cancelled => "cancelled".to_string(),
-        Failure::Engine(message) => message,
+    let asked = CursorRequest {
+        buffer: folder.documents.text(&rel),
+        folder,
+        rel,
+        uri: args.uri.clone(),
+        position: args.position,
     };
-    let cursor = at_cursor::prepare(
-        state,
-        &folder,
-        &args.uri,
-        &rel,
-        buffer,
-        args.position,
-        &cancel,
-    )
-    .await
-    .map_err(failed)?;
+    let cursor = at_cursor::prepare(state, asked, &cancel).await?;
     let engine = state.engine().await?;
     let mut results = Vec::new();
     for spec in &specs {
@@ -90,11 +84,11 @@ pub async fn compare(
                 }
                 result
             }
-            Err(Failure::Cancelled) => return Err("cancelled".into()),
-            Err(Failure::Engine(message)) => json!({
+            Err(ServeError::Cancelled) => return Err(ServeError::Cancelled),
+            Err(e) => json!({
                 "retriever": spec.to_string(),
                 "upperBound": spec.is_upper_bound(),
-                "error": message,
+                "error": e.to_string(),
             }),
         };
         results.push(result);

@@ -9,9 +9,11 @@ use tower_lsp::lsp_types::{
     InitializeParams, InitializeResult, MessageType, ServerInfo, WorkspaceFolder,
 };
 
+use super::notify::{show_error, show_ignored};
+use super::settings::{client_options, folder_settings};
 use super::state::{Folder, State};
-use super::{capabilities, convert, indexing, workspace_sync};
-use crate::config::{ConfigError, Ignored, Options, Settings, Source};
+use super::{capabilities, convert, indexing, replay, workspace_sync};
+use crate::config::Settings;
 
 /// Reads the client's settings and workspace folders and announces the capabilities. A bad
 /// setting is shown to the user and the defaults stay in force.
@@ -78,7 +80,7 @@ pub async fn initialize(
     }
     state.set_folders(folders);
     // A server killed during an in-place replay left a file changed: put it back now.
-    if let Some(file) = super::replay::restore_in_place(state) {
+    if let Some(file) = replay::restore_in_place(state) {
         let message = format!(
             "crossfile: restored {}, left changed by an earlier in-place replay",
             file.display()
@@ -105,83 +107,4 @@ pub fn initialized(state: &Arc<State>) {
             show_error(&state, format!("cannot load the model: {e}")).await;
         }
     });
-}
-
-/// Client options from `initializationOptions` (the keys of `crossfile.toml`, as JSON), checked
-/// by the engine's one resolver: every unknown key and bad value is named by its dotted path.
-pub fn client_options(value: Option<serde_json::Value>) -> Result<Options, ConfigError> {
-    match value {
-        None | Some(serde_json::Value::Null) => Ok(Options::default()),
-        Some(value) => Options::from_value(value, Source::Client),
-    }
-}
-
-/// A folder's settings: defaults, the user's file, the folder's `crossfile.toml`, the client's;
-/// with the keys of the folder's file that were ignored because the folder is not trusted.
-pub fn folder_settings(
-    root: &std::path::Path,
-    options: &Options,
-) -> Result<(Settings, Vec<Ignored>), ConfigError> {
-    Settings::load_reporting(root, options.clone())
-}
-
-/// Logs the ignored keys of a folder's file and shows them to the user in one warning.
-pub async fn show_ignored(state: &State, ignored: &[Ignored]) {
-    if ignored.is_empty() {
-        return;
-    }
-    for key in ignored {
-        tracing::warn!("{key}");
-    }
-    let keys: Vec<&str> = ignored.iter().map(|i| i.key).collect();
-    let message = format!(
-        "crossfile: {}: ignored {} (the workspace is not trusted: it cannot choose endpoints, \
-         API-key variables, model files or the cache directory; trust it in your editor or in \
-         your crossfile config's [trust] workspaces)",
-        ignored[0].file.display(),
-        keys.join(", ")
-    );
-    // Shown once per session; a configuration change that ignores the same keys again only
-    // logs them.
-    if state.first_time(&message) {
-        state
-            .client
-            .show_message(MessageType::WARNING, message)
-            .await;
-    }
-}
-
-/// Logs `message` and shows it to the user as an error.
-pub async fn show_error(state: &State, message: String) {
-    tracing::error!("{message}");
-    state
-        .client
-        .show_message(MessageType::ERROR, format!("crossfile: {message}"))
-        .await;
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn client_settings_are_checked_by_dotted_path() {
-        assert!(client_options(None).is_ok());
-        assert!(client_options(Some(serde_json::Value::Null)).is_ok());
-        let good = client_options(Some(serde_json::json!({"retrieve": {"top_k": 3}})));
-        assert_eq!(
-            good.ok().and_then(|o| o.retrieve).and_then(|r| r.top_k),
-            Some(3)
-        );
-        let bad = client_options(Some(serde_json::json!({
-            "retrieve": {"top_k": "many", "colour": 1},
-        })));
-        let message = bad.err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(message.contains("client settings"), "{message}");
-        assert!(
-            message.contains("retrieve.colour: unknown key"),
-            "{message}"
-        );
-        assert!(message.contains("retrieve.top_k"), "{message}");
-    }
 }

@@ -8,53 +8,20 @@
 //! gives, and `crossfile.score` scores with the case's benchmark's own metrics.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tower_lsp::lsp_types::{Position, Url};
 
 use super::cases;
-use super::lifecycle::folder_settings;
+use super::error::ServeError;
+use super::replayed::{ReplayedCase, Session};
+use super::settings::folder_settings;
 use super::state::{Folder, State};
-use crate::bench::replay::{LaidOut, lay_out};
-use crate::bench::{Case, CaseView, InPlaceLock, Sandbox, Target};
-use crate::complete::template_for;
-use crate::index::{Index, Progress};
+use crate::bench::replay::lay_out;
+use crate::bench::{BenchError, CaseView, Sandbox, Target};
 use crate::workspace::normalize_newlines;
-
-/// The replay session: the cases file being replayed and the case open now.
-#[derive(Default)]
-pub struct Replay {
-    /// Held through a whole command, so commands replay one at a time.
-    session: tokio::sync::Mutex<Option<Session>>,
-    current: Mutex<Option<Arc<ReplayedCase>>>,
-    /// While a case is replayed in place: this process's lock on the journal and repository.
-    in_place: Mutex<Option<InPlaceLock>>,
-}
-
-/// A loaded cases file.
-struct Session {
-    file: PathBuf,
-    repos: PathBuf,
-    /// The format the cases were asked for as (`None`: told from the file).
-    format: Option<String>,
-    cases: Vec<Case>,
-    /// The case open now.
-    at: usize,
-    in_place: bool,
-}
-
-/// The case open now, laid out.
-pub struct ReplayedCase {
-    pub case: Case,
-    pub uri: Url,
-    /// The case's cursor, in the protocol's units.
-    pub position: Position,
-    /// The file as the case shows it (the reference removed), line breaks as `\n`.
-    pub text: String,
-    pub laid_out: LaidOut,
-}
 
 /// `crossfile.replayCase`'s arguments.
 #[derive(Debug, Deserialize)]
@@ -81,41 +48,9 @@ pub enum CaseRef {
     Id(String),
 }
 
-impl Replay {
-    /// The case open now, if `position` of `uri` is its cursor.
-    pub fn case_at(&self, uri: &Url, position: Position) -> Option<Arc<ReplayedCase>> {
-        let current = self.current.lock().unwrap_or_else(|e| e.into_inner());
-        current
-            .as_ref()
-            .filter(|c| &c.uri == uri && c.position == position)
-            .cloned()
-    }
-
-    /// The case open now.
-    pub fn current(&self) -> Option<Arc<ReplayedCase>> {
-        self.current
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-    }
-
-    /// The case `id` of the cases file being replayed.
-    pub async fn loaded_case(&self, id: &str) -> Option<Case> {
-        let session = self.session.lock().await;
-        session
-            .as_ref()
-            .and_then(|s| s.cases.iter().find(|c| c.id == id))
-            .cloned()
-    }
-
-    fn set_current(&self, case: Arc<ReplayedCase>) {
-        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(case);
-    }
-}
-
 /// `crossfile.replayCase`: loads the cases file (again only if it is another one) and opens the
 /// case.
-pub async fn replay_case(state: &Arc<State>, args: ReplayArgs) -> Result<Value, String> {
+pub async fn replay_case(state: &Arc<State>, args: ReplayArgs) -> Result<Value, ServeError> {
     let (file, repos) = (
         cases::resolve(state, &args.cases),
         cases::resolve(state, &args.repos),
@@ -126,7 +61,10 @@ pub async fn replay_case(state: &Arc<State>, args: ReplayArgs) -> Result<Value, 
         .is_some_and(|s| s.file == file && s.repos == repos && s.format == args.format);
     if !reuse {
         if !repos.is_dir() {
-            return Err(format!("repos: {} is not a folder", repos.display()));
+            return Err(ServeError::request(format!(
+                "repos: {} is not a folder",
+                repos.display()
+            )));
         }
         let loaded = cases::load(state, file, args.format.as_deref()).await?;
         *session = Some(Session {
@@ -139,110 +77,80 @@ pub async fn replay_case(state: &Arc<State>, args: ReplayArgs) -> Result<Value, 
         });
     }
     let Some(s) = session.as_mut() else {
-        return Err("no cases loaded".into());
+        return Err(ServeError::request("no cases loaded"));
     };
     s.in_place = args.in_place;
     let at = match args.case {
         CaseRef::Index(i) if i < s.cases.len() => i,
         CaseRef::Index(i) => {
-            return Err(format!(
+            return Err(ServeError::request(format!(
                 "case index {i} is out of range: {} has {} cases",
                 s.file.display(),
                 s.cases.len()
-            ));
+            )));
         }
-        CaseRef::Id(id) => s
-            .cases
-            .iter()
-            .position(|c| c.id == id)
-            .ok_or_else(|| format!("no case {id:?} in {}", s.file.display()))?,
+        CaseRef::Id(id) => s.cases.iter().position(|c| c.id == id).ok_or_else(|| {
+            ServeError::request(format!("no case {id:?} in {}", s.file.display()))
+        })?,
     };
     open(state, s, at).await
 }
 
 /// `crossfile.nextCase` (`step` 1) and `crossfile.previousCase` (`step` -1).
-pub async fn step(state: &Arc<State>, step: isize) -> Result<Value, String> {
+pub async fn step(state: &Arc<State>, step: isize) -> Result<Value, ServeError> {
     let mut session = state.replay.session.lock().await;
     let Some(s) = session.as_mut() else {
-        return Err("no case is being replayed: run crossfile.replayCase first".into());
+        return Err(ServeError::request(
+            "no case is being replayed: run crossfile.replayCase first",
+        ));
     };
     let at =
         s.at.checked_add_signed(step)
             .filter(|&at| at < s.cases.len())
             .ok_or_else(|| {
                 let end = if step > 0 { "last" } else { "first" };
-                format!("case {} of {} is the {end}", s.at + 1, s.cases.len())
+                ServeError::request(format!(
+                    "case {} of {} is the {end}",
+                    s.at + 1,
+                    s.cases.len()
+                ))
             })?;
     open(state, s, at).await
 }
 
 /// Opens case `at` of the session: its replay copy, its folder and index, the case laid out.
-async fn open(state: &Arc<State>, s: &mut Session, at: usize) -> Result<Value, String> {
+async fn open(state: &Arc<State>, s: &mut Session, at: usize) -> Result<Value, ServeError> {
     let case = s.cases[at].clone();
-    let options = state.options();
-    let sandbox = sandbox(state);
-    let repos = s.repos.clone();
-    let for_copy = case.clone();
+    let (sandbox, repos, for_copy) = (sandbox(state), s.repos.clone(), case.clone());
     let in_place = s.in_place;
     let max_file_bytes = state.engine_settings().index.workspace.max_file_bytes;
-    let mut held = lock_ignoring_poison(&state.replay.in_place).take();
+    let held = state.replay.take_in_place();
     let (view, placed, held) = tokio::task::spawn_blocking(move || {
         let view = CaseView::new(&for_copy, &repos, max_file_bytes)?;
-        // The file the last case changed in place goes back first (in another repository, the
-        // lock goes with it).
-        if let Some(lock) = held.take() {
-            sandbox.restore_in_place(&lock)?;
-            if in_place && lock.repository() == view.root {
-                held = Some(lock);
-            }
-        }
-        let placed = if in_place {
-            let lock = match held.take() {
-                Some(lock) => lock,
-                None => sandbox.lock_in_place(&view.root)?,
-            };
-            let placed = sandbox.place_in_place(&for_copy, &view, &lock)?;
-            held = Some(lock);
-            placed
-        } else {
-            sandbox.place(&for_copy, &view)?
-        };
-        Ok::<_, crate::bench::BenchError>((view, placed, held))
+        let (placed, held) = sandbox.replay(&for_copy, &view, in_place, held)?;
+        Ok::<_, BenchError>((view, placed, held))
     })
     .await
-    .map_err(|e| e.to_string())?
-    .map_err(|e| e.to_string())?;
-    *lock_ignoring_poison(&state.replay.in_place) = held;
+    .map_err(ServeError::task("placing the case"))??;
+    state.replay.hold(held);
 
-    let folder = replay_folder(state, &placed.root, &case.repository, &options).await?;
-    // The template decides whether the case's right context may be indexed.
+    let folder = replay_folder(state, &placed.root, &case.repository).await?;
     let engine = state.engine().await?;
-    let uses_right = template_for(&folder.settings(), engine.tokenizer.as_ref()).is_fim();
-    let index = match folder.index() {
-        Some(index) => index,
-        None => {
-            let (root, settings) = (placed.root.clone(), folder.settings());
-            let index = tokio::task::spawn_blocking(move || {
-                Index::open_or_build(&root, &settings.index, &Progress::none())
-            })
-            .await
-            .map_err(|e| e.to_string())?
-            .map_err(|e| e.to_string())?
-            .0;
-            let index = Arc::new(index);
-            folder.set_index(index.clone());
-            index
-        }
-    };
+    // The template decides whether the case's right context may be indexed.
+    let uses_right = folder
+        .completer(&folder.settings(), &engine)
+        .template()
+        .is_fim();
+    let index = folder.index_or_build().await?;
     let for_layout = case.clone();
     let laid_out =
         tokio::task::spawn_blocking(move || lay_out(&for_layout, view, &index, uses_right))
             .await
-            .map_err(|e| e.to_string())?
-            .map_err(|e| e.to_string())?;
+            .map_err(ServeError::task("laying the case out"))??;
 
-    let uri = Url::from_file_path(&placed.file)
-        .map_err(|()| format!("{} is not a file URI", placed.file.display()))?;
+    let uri = Url::from_file_path(&placed.file).map_err(|()| {
+        ServeError::request(format!("{} is not a file URI", placed.file.display()))
+    })?;
     let last_line = laid_out.view.left.rsplit('\n').next().unwrap_or("");
     let position = Position::new(
         laid_out.view.cursor.line,
@@ -288,7 +196,7 @@ fn sandbox(state: &State) -> Sandbox {
 /// start for one a killed server left); says which.
 pub fn restore_in_place(state: &State) -> Option<PathBuf> {
     let sandbox = sandbox(state);
-    let held = lock_ignoring_poison(&state.replay.in_place).take();
+    let held = state.replay.take_in_place();
     let restored = match &held {
         Some(lock) => sandbox.restore_in_place(lock),
         None => sandbox.restore_abandoned(),
@@ -312,12 +220,11 @@ async fn replay_folder(
     state: &Arc<State>,
     root: &Path,
     repository: &str,
-    options: &crate::config::Options,
-) -> Result<Arc<Folder>, String> {
+) -> Result<Arc<Folder>, ServeError> {
     if let Some(folder) = state.folders().into_iter().find(|f| f.root == root) {
         return Ok(folder);
     }
-    let (settings, ignored) = folder_settings(root, options).map_err(|e| e.to_string())?;
+    let (settings, ignored) = folder_settings(root, &state.options())?;
     for key in ignored {
         tracing::warn!("{key}");
     }
@@ -328,12 +235,4 @@ async fn replay_folder(
     );
     state.add_folder(folder.clone());
     Ok(folder)
-}
-
-/// The mutex's value, also after a panic elsewhere (the value is still consistent: it is only
-/// ever replaced whole).
-fn lock_ignoring_poison<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -7,9 +7,11 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tower_lsp::lsp_types::Url;
 
-use super::replay::ReplayedCase;
+use super::error::ServeError;
+use super::replayed::ReplayedCase;
 use super::state::State;
 use crate::bench::score;
+use crate::report::textdiff::{common_prefix, common_suffix};
 use crate::workspace::normalize_newlines;
 
 /// `crossfile.score`'s arguments: the case and either the text to score or the buffer holding it.
@@ -28,21 +30,23 @@ pub struct ScoreArgs {
 /// contexts in the buffer. When that text is the server's own unedited suggestion at the case's
 /// cursor (or nothing after a blank one, which has no item), the model's raw output behind it is
 /// scored, as `bench run` scores it (the benchmarks' scripts cut it themselves).
-pub async fn score_case(state: &Arc<State>, args: ScoreArgs) -> Result<Value, String> {
+pub async fn score_case(state: &Arc<State>, args: ScoreArgs) -> Result<Value, ServeError> {
     let case = state
         .replay
         .loaded_case(&args.case_id)
         .await
-        .ok_or_else(|| format!("no case {:?} is loaded for replay", args.case_id))?;
+        .ok_or_else(|| {
+            ServeError::request(format!("no case {:?} is loaded for replay", args.case_id))
+        })?;
     let open = state.replay.current().filter(|c| c.case.id == case.id);
     let text = match (args.suggestion, &args.uri) {
         (Some(text), None) => text,
         (None, Some(uri)) => in_buffer(state, open.as_deref(), &case.id, uri)?,
-        (Some(_), Some(_)) => return Err("give suggestion or uri, not both".into()),
+        (Some(_), Some(_)) => return Err(ServeError::request("give suggestion or uri, not both")),
         (None, None) => {
-            return Err(
-                "give suggestion (the text to score) or uri (the buffer that holds it)".into(),
-            );
+            return Err(ServeError::request(
+                "give suggestion (the text to score) or uri (the buffer that holds it)",
+            ));
         }
     };
     let own = open
@@ -54,7 +58,8 @@ pub async fn score_case(state: &Arc<State>, args: ScoreArgs) -> Result<Value, St
         Some(last) => (last.done.completion.raw_suggestion.clone(), "raw"),
         None => (text, "given"),
     };
-    let metrics = score(&case, &prediction).map_err(|e| format!("case {}: {e}", case.id))?;
+    let metrics = score(&case, &prediction)
+        .map_err(|e| ServeError::request(format!("case {}: {e}", case.id)))?;
     Ok(json!({
         "caseId": case.id,
         "benchmark": case.format.name(),
@@ -76,20 +81,26 @@ fn in_buffer(
     open: Option<&ReplayedCase>,
     id: &str,
     uri: &Url,
-) -> Result<String, String> {
+) -> Result<String, ServeError> {
     let case = open.ok_or_else(|| {
-        format!("case {id:?} is not the case open now: replay it, then score its buffer")
+        ServeError::request(format!(
+            "case {id:?} is not the case open now: replay it, then score its buffer"
+        ))
     })?;
     if &case.uri != uri {
-        return Err(format!(
+        return Err(ServeError::request(format!(
             "uri: {uri} is not the file of case {id:?} ({})",
             case.uri
-        ));
+        )));
     }
     let buffer = state
         .locate(uri)
         .and_then(|(folder, rel)| folder.documents.text(&rel))
-        .ok_or_else(|| format!("uri: {uri} is not open: open the case's file first"))?;
+        .ok_or_else(|| {
+            ServeError::request(format!(
+                "uri: {uri} is not open: open the case's file first"
+            ))
+        })?;
     let buffer = normalize_newlines(&buffer);
     // The contexts as the client got them: `text` is the case's file with line breaks as `\n`.
     let left = normalize_newlines(&case.laid_out.view.left);
@@ -97,7 +108,9 @@ fn in_buffer(
         .text
         .strip_prefix(left.as_ref())
         .map_or_else(|| normalize_newlines(&case.laid_out.view.right), Into::into);
-    between(&buffer, &left, &right).map(str::to_string)
+    between(&buffer, &left, &right)
+        .map(str::to_string)
+        .map_err(ServeError::Request)
 }
 
 /// The text `buffer` holds between `left` at its start and `right` at its end; an error naming
@@ -132,24 +145,6 @@ fn between<'a>(buffer: &'a str, left: &str, right: &str) -> Result<&'a str, Stri
             ))
         }
     }
-}
-
-/// The length in bytes of the longest common prefix, at a character boundary.
-fn common_prefix(a: &str, b: &str) -> usize {
-    a.char_indices()
-        .zip(b.chars())
-        .find(|((_, x), y)| x != y)
-        .map_or_else(|| a.len().min(b.len()), |((i, _), _)| i)
-}
-
-/// The length in bytes of the longest common suffix, at a character boundary.
-fn common_suffix(a: &str, b: &str) -> usize {
-    a.chars()
-        .rev()
-        .zip(b.chars().rev())
-        .take_while(|(x, y)| x == y)
-        .map(|(x, _)| x.len_utf8())
-        .sum()
 }
 
 /// The 1-based line of byte `at` in `text`.

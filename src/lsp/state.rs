@@ -10,14 +10,16 @@ use std::time::Duration;
 use tokio::sync::{Notify, mpsc, watch};
 use tokio_util::sync::CancellationToken;
 use tower_lsp::Client;
-use tower_lsp::lsp_types::{Position, Url};
+use tower_lsp::lsp_types::Url;
 
-use super::at_cursor::Done;
-use super::replay::Replay;
+use super::completed::LastCompletion;
+use super::error::ServeError;
+use super::replayed::Replay;
 
 use crate::backend::Backend;
+use crate::complete::{Completer, backend_for, tokenizer_for};
 use crate::config::{Options, Settings};
-use crate::index::Index;
+use crate::index::{Index, Progress};
 use crate::retrieve::{self, RetrieveError, Retriever, RetrieverSpec};
 use crate::tokenize::Tokenizer;
 use crate::workspace::{self, Documents};
@@ -53,17 +55,6 @@ pub struct State {
     warned: Mutex<BTreeSet<String>>,
 }
 
-/// The last completion in a document: what `crossfile.context` shows and `crossfile.score`
-/// recognises.
-pub struct LastCompletion {
-    pub position: Position,
-    /// The replayed case whose cursor it was at.
-    pub case_id: Option<String>,
-    /// The suggestion as the client got it.
-    pub shown: String,
-    pub done: Done,
-}
-
 /// The model, loaded once and shared by every completion.
 #[derive(Clone)]
 pub struct Engine {
@@ -79,6 +70,9 @@ pub struct InFlight {
 
 /// A retriever and the settings it was built from.
 type BuiltRetriever = (Arc<Settings>, Arc<dyn Retriever>);
+
+/// A completer and the settings and model it was made for.
+type BuiltCompleter = (Arc<Settings>, Arc<dyn Backend>, Completer);
 
 /// Where a folder's index stands.
 pub enum IndexState {
@@ -98,6 +92,8 @@ pub struct Folder {
     /// completion reuses one (a `dense` retriever keeps its HTTP client and vector cache) until
     /// the settings change.
     retrievers: Mutex<HashMap<String, BuiltRetriever>>,
+    /// The completer for the settings and the model, made once and reused while both stay.
+    completer: Mutex<Option<BuiltCompleter>>,
     /// Open buffers, by path relative to the root.
     pub documents: Documents,
     index: watch::Sender<IndexState>,
@@ -210,7 +206,7 @@ impl State {
     /// The model, loaded on first use (fetching the default model if it is missing), and again
     /// when its settings (`model`, `backend`) have changed. A failed load is tried again by the
     /// next request; requests wait while it loads.
-    pub async fn engine(&self) -> Result<Engine, String> {
+    pub async fn engine(&self) -> Result<Engine, ServeError> {
         let settings = self.engine_settings();
         let mut slot = self.engine.lock().await;
         if let Some((loaded, engine)) = slot.as_ref()
@@ -221,17 +217,15 @@ impl State {
         }
         let for_load = settings.clone();
         let engine = tokio::task::spawn_blocking(move || {
-            let progress = crate::progress::Progress::none();
-            let backend =
-                crate::complete::backend_for(&for_load, &progress).map_err(|e| e.to_string())?;
-            let tokenizer = crate::complete::tokenizer_for(&for_load, backend.as_ref(), &progress)
-                .map_err(|e| e.to_string())?;
+            let progress = Progress::none();
+            let backend = backend_for(&for_load, &progress)?;
+            let tokenizer = tokenizer_for(&for_load, backend.as_ref(), &progress)?;
             tracing::info!(backend = backend.name(), "model ready");
             crate::memory::release_free_heap();
-            Ok::<_, String>(Engine { backend, tokenizer })
+            Ok::<_, ServeError>(Engine { backend, tokenizer })
         })
         .await
-        .map_err(|e| format!("loading the model failed: {e}"))??;
+        .map_err(ServeError::task("loading the model"))??;
         *slot = Some((settings, engine.clone()));
         Ok(engine)
     }
@@ -284,6 +278,7 @@ impl Folder {
             name,
             settings: RwLock::new(Arc::new(settings)),
             retrievers: Mutex::new(HashMap::new()),
+            completer: Mutex::new(None),
             documents: Documents::default(),
             index,
             dirty,
@@ -325,18 +320,50 @@ impl Folder {
         Ok(retriever)
     }
 
+    /// The completer for `settings` (this folder's, as a completion read them) and `engine`,
+    /// made once and reused while both are current.
+    pub fn completer(&self, settings: &Arc<Settings>, engine: &Engine) -> Completer {
+        let mut built = self.completer.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((from, backend, completer)) = built.as_ref()
+            && Arc::ptr_eq(from, settings)
+            && Arc::ptr_eq(backend, &engine.backend)
+        {
+            return completer.clone();
+        }
+        let completer = Completer::new(settings, engine.backend.clone(), engine.tokenizer.clone());
+        *built = Some((settings.clone(), engine.backend.clone(), completer.clone()));
+        completer
+    }
+
     /// Waits until the index is built; the reason when building it failed.
-    pub async fn ready_index(&self) -> Result<Arc<Index>, String> {
+    pub async fn ready_index(&self) -> Result<Arc<Index>, ServeError> {
         let mut ready = self.index.subscribe();
         let state = ready
             .wait_for(|s| !matches!(s, IndexState::Building))
             .await
-            .map_err(|_| "the folder is gone".to_string())?;
+            .map_err(|_| ServeError::FolderGone)?;
         match &*state {
             IndexState::Ready(index) => Ok(index.clone()),
-            IndexState::Failed(message) => Err(message.clone()),
-            IndexState::Building => Err("the index is not built".into()),
+            IndexState::Failed(message) => Err(ServeError::IndexFailed(message.clone())),
+            IndexState::Building => Err(ServeError::IndexFailed("the index is not built".into())),
         }
+    }
+
+    /// The index, opened or built (on the blocking pool) if the folder has none yet: a replay
+    /// copy's, which the editor did not announce.
+    pub async fn index_or_build(&self) -> Result<Arc<Index>, ServeError> {
+        if let Some(index) = self.index() {
+            return Ok(index);
+        }
+        let (root, settings) = (self.root.clone(), self.settings());
+        let (index, _) = tokio::task::spawn_blocking(move || {
+            Index::open_or_build(&root, &settings.index, &Progress::none())
+        })
+        .await
+        .map_err(ServeError::task("indexing"))??;
+        let index = Arc::new(index);
+        self.set_index(index.clone());
+        Ok(index)
     }
 
     /// The index, if it is built.
@@ -370,7 +397,7 @@ impl Folder {
 
     /// The index, once it holds every edit queued before this call: the queue is applied at
     /// once instead of after the usual delay, so a completion sees the text the user sees.
-    pub async fn settled_index(&self) -> Result<Arc<Index>, String> {
+    pub async fn settled_index(&self) -> Result<Arc<Index>, ServeError> {
         let index = self.ready_index().await?;
         let target = self.queued.load(Ordering::SeqCst);
         let mut applied = self.applied.subscribe();
@@ -379,7 +406,7 @@ impl Folder {
             applied
                 .wait_for(|&n| n >= target)
                 .await
-                .map_err(|_| "the folder is gone".to_string())?;
+                .map_err(|_| ServeError::FolderGone)?;
         }
         Ok(index)
     }
@@ -462,12 +489,17 @@ fn canonical_or_lexical(path: &Path) -> PathBuf {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_folders_retriever_is_built_once_per_settings() {
-        let runtime = tokio::runtime::Builder::new_current_thread()
+    /// A runtime for `Folder::new`, which starts the folder's index task.
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .expect("a runtime");
+            .expect("a runtime")
+    }
+
+    #[test]
+    fn a_folders_retriever_is_built_once_per_settings() {
+        let runtime = runtime();
         let _entered = runtime.enter();
         let folder = Folder::new(PathBuf::from("/w"), "w".into(), Settings::default());
         let spec = RetrieverSpec::Bm25;
@@ -486,5 +518,37 @@ mod tests {
         );
         let other = folder.retriever(&RetrieverSpec::Jaccard, &folder.settings());
         assert!(other.is_ok_and(|r| !Arc::ptr_eq(&r, &changed)));
+    }
+
+    #[test]
+    fn a_folders_completer_is_made_again_only_for_new_settings_or_a_new_model() {
+        let runtime = runtime();
+        let _entered = runtime.enter();
+        let folder = Folder::new(PathBuf::from("/w"), "w".into(), Settings::default());
+        let engine = || Engine {
+            backend: Arc::new(crate::backend::NoBackend),
+            tokenizer: Arc::new(crate::prompt::testing::CharTokenizer::new(&[])),
+        };
+        let made_for = |folder: &Folder| {
+            let built = folder.completer.lock().expect("unpoisoned");
+            built
+                .as_ref()
+                .map(|(settings, backend, _)| (settings.clone(), backend.clone()))
+                .expect("a completer")
+        };
+        let (first, second) = (engine(), engine());
+        let settings = folder.settings();
+        folder.completer(&settings, &first);
+        let (s1, b1) = made_for(&folder);
+        folder.completer(&settings, &first);
+        let (s2, b2) = made_for(&folder);
+        assert!(Arc::ptr_eq(&s1, &s2) && Arc::ptr_eq(&b1, &b2), "kept");
+        folder.completer(&settings, &second);
+        let (_, b3) = made_for(&folder);
+        assert!(Arc::ptr_eq(&b3, &second.backend), "made for the new model");
+        folder.set_settings(Settings::default());
+        folder.completer(&folder.settings(), &second);
+        let (s4, _) = made_for(&folder);
+        assert!(!Arc::ptr_eq(&s4, &s1), "made for the new settings");
     }
 }

@@ -10,7 +10,8 @@ use tower_lsp::lsp_types::{
 };
 
 use super::indexing;
-use super::lifecycle::{client_options, folder_settings, show_error, show_ignored};
+use super::notify::{show_error, show_ignored};
+use super::settings::{client_options, folder_settings};
 use super::state::State;
 
 /// The files the index holds, for the client's file watcher.

@@ -7,7 +7,7 @@ mod settings;
 mod template;
 
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 #[cfg(test)]
 mod tests;
 

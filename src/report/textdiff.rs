@@ -82,7 +82,7 @@ impl Runs {
 }
 
 /// Byte length of the longest common prefix, on a character boundary.
-fn common_prefix(a: &str, b: &str) -> usize {
+pub fn common_prefix(a: &str, b: &str) -> usize {
     a.char_indices()
         .zip(b.chars())
         .find(|((_, x), y)| x != y)
@@ -91,7 +91,7 @@ fn common_prefix(a: &str, b: &str) -> usize {
 }
 
 /// Byte length of the longest common suffix, on a character boundary.
-fn common_suffix(a: &str, b: &str) -> usize {
+pub fn common_suffix(a: &str, b: &str) -> usize {
     a.chars()
         .rev()
         .zip(b.chars().rev())

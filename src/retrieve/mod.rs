@@ -16,10 +16,10 @@ mod mmr;
 mod none;
 pub mod okapi;
 mod query;
-#[cfg(test)]
-mod ranking_tests;
 mod settings;
 mod spec;
+#[cfg(test)]
+mod tests;
 
 use std::ops::Range;
 

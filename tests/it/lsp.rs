@@ -106,16 +106,11 @@ fn serve_completes_an_unsaved_buffer() {
         detail.is_some_and(|d| d.starts_with("crossfile · jaccard · ")),
         "{answer}"
     );
-    let shown: Vec<&Value> = client
-        .notifications
-        .iter()
-        .filter(|m| m["method"] == json!("window/showMessage"))
-        .collect();
+    let shown = client.shown_messages();
     assert_eq!(shown.len(), 1, "{shown:?}");
-    let message = shown[0].pointer("/params/message").and_then(Value::as_str);
     assert!(
-        message.is_some_and(|m| m.contains("retrieve.retriever") && m.contains("bm26")),
-        "{message:?}"
+        shown[0].contains("retrieve.retriever") && shown[0].contains("bm26"),
+        "{shown:?}"
     );
 
     // With a long debounce, a newer request for the same document cancels the older one, and so
@@ -164,12 +159,7 @@ fn bad_client_settings_are_shown_and_the_server_keeps_going() {
     );
     assert!(answer.get("result").is_some(), "{answer}");
     client.wait_for_index();
-    let shown: Vec<&str> = client
-        .notifications
-        .iter()
-        .filter(|m| m["method"] == json!("window/showMessage"))
-        .filter_map(|m| m.pointer("/params/message").and_then(Value::as_str))
-        .collect();
+    let shown = client.shown_messages();
     assert_eq!(shown.len(), 1, "{shown:?}");
     assert!(
         shown[0].contains("retrieve.colour: unknown key"),

@@ -161,6 +161,41 @@ impl Client {
             .unwrap_or_else(|| panic!("{command} failed: {answer}"))
     }
 
+    /// The messages the server has shown so far (`window/showMessage`), in order.
+    pub fn shown_messages(&self) -> Vec<String> {
+        self.notifications
+            .iter()
+            .filter(|m| m["method"] == json!("window/showMessage"))
+            .filter_map(|m| m.pointer("/params/message").and_then(Value::as_str))
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The first message the server shows, waiting up to `timeout` for it.
+    pub fn first_shown_message(&mut self, timeout: Duration) -> Option<String> {
+        if let Some(first) = self.shown_messages().into_iter().next() {
+            return Some(first);
+        }
+        self.wait_until(timeout, |m| m["method"] == json!("window/showMessage"))
+            .and_then(|m| {
+                m.pointer("/params/message")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            })
+    }
+
+    /// `crossfile.replayCase` with `argument`, then the case's file opened as an editor opens it:
+    /// the command's answer.
+    pub fn open_case(&mut self, argument: Value) -> Value {
+        let opened = self.execute("crossfile.replayCase", argument);
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": opened["uri"], "languageId": "python", "version": 1,
+                   "text": opened["text"]}}),
+        );
+        opened
+    }
+
     /// Kills the server (SIGKILL) and waits for it.
     pub fn kill(mut self) {
         self.0.kill();

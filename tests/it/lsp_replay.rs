@@ -307,21 +307,10 @@ fn in_place_replay_always_puts_the_file_back() {
         json!({"processId": null, "rootUri": null, "workspaceFolders": [], "capabilities": {}}),
     );
     assert!(before == tree_digest(&repos), "the next server put it back");
-    let shown = client
-        .wait_until(std::time::Duration::from_secs(5), |m| {
-            m["method"] == json!("window/showMessage")
-        })
-        .or_else(|| {
-            client
-                .notifications
-                .iter()
-                .find(|m| m["method"] == json!("window/showMessage"))
-                .cloned()
-        });
-    let message = shown
-        .as_ref()
-        .and_then(|m| m.pointer("/params/message"))
-        .and_then(Value::as_str);
-    assert!(message.is_some_and(|m| m.contains("restored")), "{shown:?}");
+    let message = client.first_shown_message(std::time::Duration::from_secs(5));
+    assert!(
+        message.as_deref().is_some_and(|m| m.contains("restored")),
+        "{message:?}"
+    );
     assert_eq!(client.finish(true), Some(0));
 }

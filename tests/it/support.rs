@@ -310,11 +310,17 @@ pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-/// The default model, fetched once into the user's cache.
+/// The default model, fetched once into the user's cache (one test fetches; the others running
+/// at the same time wait for it).
 pub fn default_model() -> PathBuf {
-    crossfile::model::fetch_default(
-        &crossfile::config::default_cache_dir(),
-        &crossfile::progress::Progress::none(),
-    )
-    .expect("fetch the default model")
+    static FETCHED: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    FETCHED
+        .get_or_init(|| {
+            crossfile::model::fetch_default(
+                &crossfile::config::default_cache_dir(),
+                &crossfile::progress::Progress::none(),
+            )
+            .expect("fetch the default model")
+        })
+        .clone()
 }

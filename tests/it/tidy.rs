@@ -93,6 +93,11 @@ fn every_dependency_is_explained_in_architecture_md() {
 
 /// The first path segment of every `crate::…` path in `text` (`crate::{a, b::c}` gives `a`, `b`).
 fn crate_modules(text: &str) -> Vec<String> {
+    modules_after(text, "crate::")
+}
+
+/// The first path segment after each `prefix` (`crate::`, `super::`), groups read whole.
+fn modules_after(text: &str, prefix: &str) -> Vec<String> {
     let ident = |s: &str| -> String {
         s.trim_start()
             .chars()
@@ -100,8 +105,8 @@ fn crate_modules(text: &str) -> Vec<String> {
             .collect()
     };
     let mut found = Vec::new();
-    for (at, _) in text.match_indices("crate::") {
-        let rest = &text[at + "crate::".len()..];
+    for (at, _) in text.match_indices(prefix) {
+        let rest = &text[at + prefix.len()..];
         if let Some(group) = rest.strip_prefix('{') {
             let mut depth = 0usize;
             let mut start = 0;
@@ -201,5 +206,74 @@ fn crate_paths_are_read_whole_and_grouped() {
     assert_eq!(
         crate_modules("use crate::a::B;\nuse crate::{c, d::{E, F}, g};\n/// [`crate::h::I`]"),
         ["a", "c", "d", "g", "h"]
+    );
+}
+
+/// Within `lsp/`, the files' own arrows form no cycle: state is one place the handlers use,
+/// never a module that calls back into them (doc links count; a file's unit tests do not).
+#[test]
+fn lsp_modules_use_each_other_one_way() {
+    let dir = project().join("src/lsp");
+    let mut files = Vec::new();
+    rust_files(&dir, &mut files);
+    let module = |p: &Path| p.file_stem().map(|s| s.to_string_lossy().into_owned());
+    let names: Vec<String> = files.iter().filter_map(|p| module(p)).collect();
+    let mut uses = std::collections::BTreeMap::new();
+    for path in &files {
+        let Some(name) = module(path) else { continue };
+        if name == "mod" {
+            continue;
+        }
+        let text = std::fs::read_to_string(path).expect("utf-8 source");
+        let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
+        let mut used = modules_after(code, "super::");
+        used.retain(|m| names.contains(m) && *m != name && m != "mod");
+        used.sort();
+        used.dedup();
+        uses.insert(name, used);
+    }
+    // Depth-first search for a back edge, reporting the cycle it closes.
+    fn visit(
+        at: &str,
+        uses: &std::collections::BTreeMap<String, Vec<String>>,
+        path: &mut Vec<String>,
+        done: &mut std::collections::BTreeSet<String>,
+    ) -> Option<String> {
+        if let Some(start) = path.iter().position(|m| m == at) {
+            let mut cycle = path[start..].to_vec();
+            cycle.push(at.to_string());
+            return Some(cycle.join(" → "));
+        }
+        if done.contains(at) {
+            return None;
+        }
+        path.push(at.to_string());
+        for next in uses.get(at).into_iter().flatten() {
+            if let Some(cycle) = visit(next, uses, path, done) {
+                return Some(cycle);
+            }
+        }
+        path.pop();
+        done.insert(at.to_string());
+        None
+    }
+    let mut done = std::collections::BTreeSet::new();
+    for name in uses.keys() {
+        let cycle = visit(name, &uses, &mut Vec::new(), &mut done);
+        assert!(
+            cycle.is_none(),
+            "src/lsp has a cycle: {}",
+            cycle.unwrap_or_default()
+        );
+    }
+    assert!(
+        uses.get("state").is_some_and(|u| u.iter().all(|m| ![
+            "completion",
+            "replay",
+            "at_cursor",
+            "lifecycle"
+        ]
+        .contains(&m.as_str()))),
+        "state.rs uses no handler"
     );
 }

@@ -70,7 +70,7 @@ fn a_workspace_config_cannot_send_code_or_secrets_anywhere_new() {
 #[test]
 fn the_server_warns_and_ignores_an_untrusted_workspace_config_until_the_client_trusts_it() {
     use crate::lsp_client::Client;
-    use serde_json::{Value, json};
+    use serde_json::json;
 
     let elsewhere = tempfile::tempdir().expect("tempdir");
     let planted_cache = elsewhere.path().join("planted-cache");
@@ -79,15 +79,7 @@ fn the_server_warns_and_ignores_an_untrusted_workspace_config_until_the_client_t
          //- app.py\ndef handler():\n    return 1\n",
         planted_cache
     ));
-    let warnings = |client: &Client| -> Vec<String> {
-        client
-            .notifications
-            .iter()
-            .filter(|m| m["method"] == json!("window/showMessage"))
-            .filter_map(|m| m.pointer("/params/message").and_then(Value::as_str))
-            .map(str::to_string)
-            .collect()
-    };
+    let warnings = |client: &Client| client.shown_messages();
 
     let mut client = Client::start(ws.cache.path());
     client.initialize(ws.root(), json!({}));

@@ -1,0 +1,24 @@
+//! What a finished completion leaves behind: how it was made ([`Done`]) and, per document, the
+//! last one ([`LastCompletion`]) that `crossfile.context` shows and `crossfile.score` recognises.
+
+use tower_lsp::lsp_types::Position;
+
+use crate::complete::Completion;
+use crate::retrieve::RetrieverSpec;
+
+/// A completion and how it was made.
+pub struct Done {
+    pub completion: Completion,
+    pub retriever: RetrieverSpec,
+    pub latency_ms: f64,
+}
+
+/// The last completion in a document.
+pub struct LastCompletion {
+    pub position: Position,
+    /// The replayed case whose cursor it was at.
+    pub case_id: Option<String>,
+    /// The suggestion as the client got it.
+    pub shown: String,
+    pub done: Done,
+}
