@@ -114,6 +114,7 @@ mod tests {
             fim: None,
             max_tokens: 8,
             stop: vec![],
+            reuse_kv: false,
         }
     }
 

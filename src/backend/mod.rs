@@ -92,6 +92,10 @@ pub struct GenerateRequest {
     pub max_tokens: u32,
     /// Generation stops before any of these.
     pub stop: Vec<String>,
+    /// The backend may reuse what a kept context already holds of this prompt (live completion
+    /// in an editor, where the next keystroke's prompt shares most of the last one's). `false`
+    /// asks for exactly a fresh context's answer (`bench run`, replay).
+    pub reuse_kv: bool,
 }
 
 /// The two sides of a fill-in-the-middle request.
@@ -115,6 +119,8 @@ pub struct Generation {
     pub generate_ms: Option<f64>,
     /// Served from the response cache.
     pub cached: bool,
+    /// Prompt tokens a kept KV cache already held (not evaluated again), if the backend says.
+    pub reused_tokens: Option<u32>,
 }
 
 /// A way of generating text.

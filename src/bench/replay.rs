@@ -66,7 +66,8 @@ pub fn completer_for(base: &Completer, case: &Case, max_new_tokens: Option<u32>)
         (_, Target::Line) => Unit::Line,
         (_, Target::Function) => Unit::Block,
     };
-    let completer = base.clone().with_unit(unit);
+    // A case's answer is exact: never from a reused KV cache.
+    let completer = base.clone().with_unit(unit).with_kv_reuse(false);
     match (max_new_tokens, case.target) {
         (Some(n), _) => completer.with_max_new_tokens(n),
         (None, Target::Function) => completer.with_max_new_tokens(FUNCTION_MAX_NEW_TOKENS),

@@ -75,6 +75,8 @@ pub struct Completer {
     template: Template,
     budget: Budget,
     unit: Unit,
+    /// Whether the backend may reuse a kept KV cache ([`GenerateRequest::reuse_kv`]).
+    reuse_kv: bool,
 }
 
 impl Completer {
@@ -95,7 +97,15 @@ impl Completer {
                 crossfile_tokens: settings.prompt.crossfile_tokens,
             },
             unit: settings.postprocess.unit,
+            reuse_kv: false,
         }
+    }
+
+    /// The same completer letting the backend reuse a kept KV cache (live completion), or not
+    /// (an exact answer: the default).
+    pub fn with_kv_reuse(mut self, reuse_kv: bool) -> Completer {
+        self.reuse_kv = reuse_kv;
+        self
     }
 
     /// The same completer cutting suggestions to another unit (a benchmark's protocol).
@@ -212,6 +222,7 @@ impl Completer {
             fim,
             max_tokens: self.budget.max_new_tokens,
             stop,
+            reuse_kv: self.reuse_kv,
         }
     }
 }
@@ -256,6 +267,7 @@ mod tests {
             prompt_ms: None,
             generate_ms: None,
             cached: false,
+            reused_tokens: None,
         }
     }
 

@@ -79,6 +79,8 @@ pub fn problems(options: &Options) -> Vec<Problem> {
     if let Some(m) = &options.model {
         out.range("model.n_ctx", m.n_ctx, 128, 1 << 20);
         out.range("model.threads", m.threads, 1, 1024);
+        out.range("model.kv_slots", m.kv_slots, 1, 16);
+        out.range("model.kv_shift_min_span", m.kv_shift_min_span, 0, 1 << 20);
     }
     if let Some(b) = &options.backend {
         out.one_of("backend.kind", b.kind.as_deref(), BACKEND_KINDS);

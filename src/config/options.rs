@@ -126,6 +126,12 @@ options! {
         pub n_ctx: Option<u32>,
         /// CPU threads for the embedded backend (default: every core).
         pub threads: Option<u32>,
+        /// llama.cpp contexts the embedded backend keeps alive between completions, so a
+        /// prompt's shared part is not read again (default 2; each holds `n_ctx` tokens of KV).
+        pub kv_slots: Option<u32>,
+        /// Runs of a kept KV cache at least this long are shifted to where a new prompt holds
+        /// them again, as llama.cpp's `--cache-reuse` does (default 0: never; approximate).
+        pub kv_shift_min_span: Option<u32>,
         /// A `tokenizer.json` to count tokens with instead of the GGUF's vocabulary.
         pub tokenizer: Option<PathBuf>,
     }

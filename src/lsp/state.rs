@@ -330,7 +330,9 @@ impl Folder {
         {
             return completer.clone();
         }
-        let completer = Completer::new(settings, engine.backend.clone(), engine.tokenizer.clone());
+        // Live completion: the next keystroke's prompt shares most of this one's.
+        let completer = Completer::new(settings, engine.backend.clone(), engine.tokenizer.clone())
+            .with_kv_reuse(true);
         *built = Some((settings.clone(), engine.backend.clone(), completer.clone()));
         completer
     }

@@ -11,6 +11,11 @@ pub struct ModelSettings {
     pub n_ctx: u32,
     /// CPU threads of the embedded backend (default: every core).
     pub threads: u32,
+    /// llama.cpp contexts the embedded backend keeps alive between requests (default 2).
+    pub kv_slots: u32,
+    /// The shortest run of a kept KV cache shifted to where a new prompt holds it again
+    /// (llama.cpp's `--cache-reuse`); 0, the default, never shifts: a shifted run is approximate.
+    pub kv_shift_min_span: u32,
     /// A `tokenizer.json` for token budgets of HTTP backends (default: the GGUF's vocabulary).
     pub tokenizer: Option<PathBuf>,
 }

@@ -160,6 +160,7 @@ pub fn measure_generation(params: &GenerationParams) -> Result<GenerationReport,
         fim: None,
         max_tokens: params.new_tokens,
         stop: Vec::new(),
+        reuse_kv: false,
     };
 
     // The server starts first so that the two sides alternate prompt by prompt: load on the

@@ -21,6 +21,8 @@ fn backend() -> &'static Arc<EmbeddedBackend> {
             path: None,
             n_ctx: N_CTX,
             threads: 2,
+            kv_slots: 2,
+            kv_shift_min_span: 0,
             tokenizer: None,
         };
         Arc::new(EmbeddedBackend::load(&default_model(), &settings).expect("load the model"))
@@ -39,6 +41,7 @@ fn request(prompt: &str, max_tokens: u32, stop: &[&str]) -> GenerateRequest {
         fim: None,
         max_tokens,
         stop: stop.iter().map(|s| s.to_string()).collect(),
+        reuse_kv: false,
     }
 }
 
@@ -176,6 +179,8 @@ fn a_missing_or_bad_model_file_is_an_error() {
         path: None,
         n_ctx: N_CTX,
         threads: 1,
+        kv_slots: 2,
+        kv_shift_min_span: 0,
         tokenizer: None,
     };
     let dir = tempfile::tempdir().expect("tempdir");

@@ -70,6 +70,7 @@ pub(super) fn request(prompt: &str, max_tokens: u32, stop: &[&str]) -> GenerateR
         fim: None,
         max_tokens,
         stop: stop.iter().map(|s| s.to_string()).collect(),
+        reuse_kv: false,
     }
 }
 

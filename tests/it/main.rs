@@ -16,6 +16,8 @@ mod hostile;
 mod http_backends;
 mod index_lifecycle;
 #[cfg(feature = "embedded")]
+mod kv_reuse;
+#[cfg(feature = "embedded")]
 mod lsp;
 #[cfg(feature = "embedded")]
 mod lsp_client;

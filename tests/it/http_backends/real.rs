@@ -163,6 +163,8 @@ fn greedy_parity_between_the_embedded_backend_and_llama_server() {
         path: None,
         n_ctx: 2048,
         threads: 2,
+        kv_slots: 2,
+        kv_shift_min_span: 0,
         tokenizer: None,
     };
     let embedded = crossfile::backend::EmbeddedBackend::load(&servers::default_gguf(), &settings)

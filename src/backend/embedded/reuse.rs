@@ -1,0 +1,222 @@
+//! Which part of a kept context's KV cache a new prompt can reuse.
+//!
+//! Two ways, after llama.cpp's server (`--cache-reuse`, llama.cpp PR 9787): the longest common
+//! prefix stays where it is; after it, runs of the cache that the prompt holds again, only moved
+//! (text removed above them), are shifted to their new positions when they are at least
+//! `min_span` tokens long. The rest of the prompt is evaluated.
+//!
+//! Only the first is exact, and only block by block: a token's KV depends on the batch it was
+//! evaluated in (llama.cpp picks its matrix kernels by batch size, and floating-point sums in
+//! another order differ in the last bits), so live completion evaluates every prompt in blocks
+//! of [`BLOCK`] tokens aligned at absolute positions, and keeps a prefix only up to a block
+//! boundary within the blocks that were evaluated whole. The blocks after it are then evaluated
+//! exactly as in a fresh context, and the answer is the same. A shifted run's KV was computed
+//! over another prefix: shifting is approximate. It is off unless `model.kv_shift_min_span` asks
+//! for it, and then used only where it saves at least [`SHIFT_GAIN`] tokens more than the exact
+//! plan: with the default model, every answer on a recorded sequence of left contexts cut further
+//! on differed from a fresh context's (`tests/it/kv_reuse.rs`). Pure planning over token ids, so
+//! it is tested without a model.
+
+/// Live completion evaluates prompts in blocks of this many tokens, aligned at multiples of it.
+pub const BLOCK: usize = 32;
+
+/// How many more tokens an approximate (shifted) plan must keep than the exact one to be chosen.
+pub const SHIFT_GAIN: usize = 4 * BLOCK;
+
+/// A run of cached tokens moved to its place in the new prompt: cache positions
+/// `from..from + len` become `to..to + len` (`to < from`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shift {
+    pub from: usize,
+    pub to: usize,
+    pub len: usize,
+}
+
+/// How a prompt is read into a context that holds `cached`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Plan {
+    /// Leading tokens kept in place.
+    pub prefix: usize,
+    /// Later runs of the cache moved back to where the prompt has them, in order; together with
+    /// the prefix they cover the prompt's first [`Plan::reused`] tokens without a gap.
+    pub shifts: Vec<Shift>,
+}
+
+impl Plan {
+    /// The prompt's tokens the cache already holds (after the shifts): evaluation starts here.
+    pub fn reused(&self) -> usize {
+        self.prefix + self.shifts.iter().map(|s| s.len).sum::<usize>()
+    }
+
+    /// Whether evaluating the rest block by block gives exactly a fresh context's answer: no
+    /// shift, and the prefix ends at a block boundary within `whole` (the cache's leading tokens
+    /// that were evaluated in whole blocks).
+    pub fn is_exact(&self, whole: usize) -> bool {
+        self.shifts.is_empty() && self.prefix.is_multiple_of(BLOCK) && self.prefix <= whole
+    }
+}
+
+/// The plan for live completion in a cache holding `cached`, whose first `whole` tokens were
+/// evaluated in whole blocks: the exact plan (the common prefix within them, cut back to a block
+/// boundary), unless shifting runs of at least `shift_min_span` tokens (0: never) keeps at least
+/// [`SHIFT_GAIN`] tokens more.
+pub fn choose<T: PartialEq>(
+    cached: &[T],
+    whole: usize,
+    prompt: &[T],
+    shift_min_span: usize,
+) -> Plan {
+    let shared = common_prefix(cached, prompt)
+        .min(whole)
+        .min(prompt.len().saturating_sub(1));
+    let exact = Plan {
+        prefix: shared / BLOCK * BLOCK,
+        shifts: Vec::new(),
+    };
+    if shift_min_span == 0 {
+        return exact;
+    }
+    let shifted = plan(cached, prompt, shift_min_span);
+    if shifted.reused() >= exact.reused() + SHIFT_GAIN {
+        shifted
+    } else {
+        exact
+    }
+}
+
+/// The blocks in which `range` of a prompt is evaluated: each ends at the next multiple of
+/// [`BLOCK`] (or the range's end).
+pub fn blocks(range: std::ops::Range<usize>) -> impl Iterator<Item = std::ops::Range<usize>> {
+    let end = range.end;
+    std::iter::successors(Some(range.start), move |&at| {
+        (at < end).then(|| (at / BLOCK + 1) * BLOCK)
+    })
+    .take_while(move |&at| at < end)
+    .map(move |at| at..((at / BLOCK + 1) * BLOCK).min(end))
+}
+
+/// The plan for reading `prompt` into a context holding `cached`. At least the prompt's last
+/// token is always left to evaluate (its logits give the first generated token). `min_span` 0
+/// keeps the common prefix only.
+pub fn plan<T: PartialEq>(cached: &[T], prompt: &[T], min_span: usize) -> Plan {
+    let limit = prompt.len().saturating_sub(1);
+    let prefix = common_prefix(cached, prompt).min(limit);
+    let mut plan = Plan {
+        prefix,
+        shifts: Vec::new(),
+    };
+    if min_span == 0 {
+        return plan;
+    }
+    // The prompt must be covered without a gap, so only the cache skips ahead: what was removed
+    // above a run is skipped, what was inserted ends the reuse.
+    let (mut at_cache, mut at_prompt) = (prefix, prefix);
+    while at_cache < cached.len() && at_prompt < limit {
+        let len = common_prefix(&cached[at_cache..], &prompt[at_prompt..limit]);
+        if len >= min_span {
+            plan.shifts.push(Shift {
+                from: at_cache,
+                to: at_prompt,
+                len,
+            });
+            at_cache += len;
+            at_prompt += len;
+        } else {
+            at_cache += 1;
+        }
+    }
+    plan
+}
+
+/// How many leading items `a` and `b` share.
+pub fn common_prefix<T: PartialEq>(a: &[T], b: &[T]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(text: &str) -> Vec<char> {
+        text.chars().collect()
+    }
+
+    fn check(
+        cached: &str,
+        prompt: &str,
+        min_span: usize,
+    ) -> (usize, Vec<(usize, usize, usize)>, usize) {
+        let plan = plan(&tokens(cached), &tokens(prompt), min_span);
+        let shifts = plan.shifts.iter().map(|s| (s.from, s.to, s.len)).collect();
+        (plan.prefix, shifts, plan.reused())
+    }
+
+    #[test]
+    fn the_common_prefix_is_kept_and_the_last_token_always_evaluated() {
+        // Typing one more character: everything before it is reused.
+        assert_eq!(check("abcdef", "abcdefg", 0), (6, vec![], 6));
+        // The same prompt again: all but its last token.
+        assert_eq!(check("abcdef", "abcdef", 4), (5, vec![], 5));
+        // Nothing shared, an empty cache, an empty prompt.
+        assert_eq!(check("xyz", "abc", 2), (0, vec![], 0));
+        assert_eq!(check("", "abc", 2), (0, vec![], 0));
+        assert_eq!(check("abc", "", 2), (0, vec![], 0));
+        // A backspace: the prompt is a prefix of the cache.
+        assert_eq!(check("abcdef", "abcd", 2), (3, vec![], 3));
+    }
+
+    #[test]
+    fn runs_that_only_moved_are_shifted_when_long_enough() {
+        // A chunk dropped above: "CCC" went, "dddd" moved up by three.
+        assert_eq!(check("abCCCdddd!", "abdddd?!", 3), (2, vec![(5, 2, 4)], 6));
+        // Too short a run is not worth a shift: evaluated instead.
+        assert_eq!(check("abCCCdd!", "abdd?!", 3), (2, vec![], 2));
+        // Two runs, each moved by what was removed above it.
+        assert_eq!(
+            check("aXXbbbYYccc_", "abbbccc+", 3),
+            (1, vec![(3, 1, 3), (8, 4, 3)], 7)
+        );
+        // Text inserted in the prompt ends the reuse: the rest is evaluated.
+        assert_eq!(check("abCCCdddd", "abNEWdddd.", 3), (2, vec![], 2));
+        // Without a minimum span (0) only the prefix is kept.
+        assert_eq!(check("abCCCdddd!", "abdddd?!", 0), (2, vec![], 2));
+        // The prompt's last token is never covered, also by a shift.
+        assert_eq!(check("aXXbcde", "abcde", 2), (1, vec![(3, 1, 3)], 4));
+    }
+
+    #[test]
+    fn live_plans_keep_whole_blocks_exactly_unless_a_shift_saves_much_more() {
+        let prompt: Vec<u32> = (0..300).collect();
+        // Typing after 100 tokens evaluated in whole blocks up to 96: the prefix is cut back to
+        // 96, and only the block from 96 on is evaluated again.
+        let mut cached: Vec<u32> = (0..100).collect();
+        cached.push(9999);
+        let plan = choose(&cached, 96, &prompt, 32);
+        assert_eq!((plan.prefix, plan.shifts.len()), (96, 0));
+        assert!(plan.is_exact(96));
+        // Within a block that was not whole (the prompt's last), nothing of it is kept.
+        assert_eq!(choose(&cached, 64, &prompt, 32).prefix, 64);
+        // A cache whose first 40 tokens went (the left context cut further on): shifting keeps
+        // far more than the exact plan's nothing.
+        let moved: Vec<u32> = (0..300).map(|t| t + 1000).take(40).chain(0..260).collect();
+        assert_eq!(choose(&moved, 288, &prompt, 0).reused(), 0, "shifting off");
+        let plan = choose(&moved, 288, &prompt, 32);
+        assert_eq!(plan.prefix, 0);
+        assert_eq!(plan.shifts.len(), 1);
+        assert!(!plan.is_exact(288));
+        assert_eq!(plan.reused(), 260);
+        // A short moved run is not worth giving up exactness.
+        let short: Vec<u32> = (1000..1040).chain(0..100).collect();
+        assert_eq!(choose(&short, 128, &prompt, 32).reused(), 0);
+    }
+
+    #[test]
+    fn blocks_end_at_multiples_of_the_block() {
+        let cut =
+            |r: std::ops::Range<usize>| blocks(r).map(|b| (b.start, b.end)).collect::<Vec<_>>();
+        assert_eq!(cut(0..70), vec![(0, 32), (32, 64), (64, 70)]);
+        assert_eq!(cut(40..64), vec![(40, 64)]);
+        assert_eq!(cut(64..65), vec![(64, 65)]);
+        assert_eq!(cut(5..5), vec![]);
+    }
+}

@@ -1,0 +1,244 @@
+//! The embedded backend's kept KV caches, on the real default model and recorded prompt
+//! sequences (a person typing, the left context cut further on, documents taking turns): what
+//! reuse gives against a fresh context, how much of each prompt it keeps, and that exact requests,
+//! cancels, evictions and a prompt over the context leave every slot consistent.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crossfile::backend::{Backend, BackendError, EmbeddedBackend, GenerateRequest, Generation};
+use crossfile::model::ModelSettings;
+use tokio_util::sync::CancellationToken;
+
+use crate::support::{corpus_workspace, read_text};
+use crate::tokenizer::default_model;
+
+const N_CTX: u32 = 1024;
+const NEW_TOKENS: u32 = 12;
+
+fn backend(kv_slots: u32) -> Arc<EmbeddedBackend> {
+    shifting_backend(kv_slots, 0)
+}
+
+/// A backend that shifts runs of at least `shift_min_span` kept tokens (0: never).
+fn shifting_backend(kv_slots: u32, shift_min_span: u32) -> Arc<EmbeddedBackend> {
+    let settings = ModelSettings {
+        path: None,
+        n_ctx: N_CTX,
+        threads: 2,
+        kv_slots,
+        kv_shift_min_span: shift_min_span,
+        tokenizer: None,
+    };
+    Arc::new(EmbeddedBackend::load(&default_model(), &settings).expect("load the model"))
+}
+
+/// Lines `from..to` of a click source file.
+fn lines(file: &str, from: usize, to: usize) -> String {
+    let text = read_text(&corpus_workspace("click").join("src/click").join(file));
+    text.split_inclusive('\n')
+        .skip(from)
+        .take(to - from)
+        .collect()
+}
+
+fn request(prompt: &str, reuse_kv: bool) -> GenerateRequest {
+    GenerateRequest {
+        prompt: prompt.to_string(),
+        fim: None,
+        max_tokens: NEW_TOKENS,
+        stop: Vec::new(),
+        reuse_kv,
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+}
+
+fn generate(backend: &EmbeddedBackend, prompt: &str, reuse_kv: bool) -> Generation {
+    runtime()
+        .block_on(backend.generate(&request(prompt, reuse_kv), &CancellationToken::new()))
+        .expect("generate")
+}
+
+/// A person typing `typed` after `before`, a few characters at a time: the prompt at each stop.
+fn typing(before: &str, typed: &str, step: usize) -> Vec<String> {
+    let chars: Vec<char> = typed.chars().collect();
+    (1..=chars.len().div_ceil(step))
+        .map(|k| {
+            let end = (k * step).min(chars.len());
+            format!("{before}{}", chars[..end].iter().collect::<String>())
+        })
+        .collect()
+}
+
+/// A live completion of `prompt` in a fresh context: a backend of its own, whose one slot is
+/// cold.
+fn cold(prompt: &str) -> Generation {
+    let answer = generate(&backend(1), prompt, true);
+    assert_eq!(answer.reused_tokens, Some(0), "a cold slot reuses nothing");
+    answer
+}
+
+/// Each prompt completed live with reuse (one backend, its slots kept) and in a fresh context;
+/// the prompts whose two answers differ, and the reused share of every prompt.
+fn compare(prompts: &[String], kept: &EmbeddedBackend) -> (Vec<usize>, Vec<(u32, u32)>) {
+    let mut differ = Vec::new();
+    let mut shares = Vec::new();
+    for (i, prompt) in prompts.iter().enumerate() {
+        let reused = generate(kept, prompt, true);
+        let exact = cold(prompt);
+        assert_eq!(reused.prompt_tokens, exact.prompt_tokens);
+        if reused.text != exact.text {
+            eprintln!(
+                "prompt {i}: reuse {:?} ≠ fresh {:?}",
+                reused.text, exact.text
+            );
+            differ.push(i);
+        }
+        shares.push((
+            reused.reused_tokens.expect("counted"),
+            reused.prompt_tokens.expect("counted"),
+        ));
+    }
+    (differ, shares)
+}
+
+#[test]
+fn typing_reuses_all_but_the_new_characters_and_answers_as_a_fresh_context() {
+    let before = lines("core.py", 1180, 1215);
+    let typed = lines("core.py", 1215, 1218);
+    let prompts = typing(&before, &typed, 7);
+    assert!(prompts.len() >= 8, "{}", prompts.len());
+    let (differ, shares) = compare(&prompts, &backend(1));
+    eprintln!("typing: reused/prompt tokens {shares:?}; differing answers at {differ:?}");
+    assert_eq!(shares[0].0, 0, "a cold slot reuses nothing");
+    for (i, pair) in shares.windows(2).enumerate() {
+        let ((_, before), (reused, now)) = (pair[0], pair[1]);
+        // The previous prompt's whole blocks are kept: at most a block and the tokens of the
+        // word that grew are evaluated again.
+        assert!(
+            reused + 32 + 4 >= before && reused < now && reused % 32 == 0,
+            "prompt {}: reused {reused} of {now}, the previous had {before}",
+            i + 1
+        );
+    }
+    // Kept blocks were evaluated exactly as a fresh context evaluates them: the same answers.
+    assert_eq!(differ, Vec::<usize>::new());
+}
+
+#[test]
+fn a_left_context_cut_further_on_is_shifted_only_when_asked_and_then_answers_differently() {
+    // The window of the file the prompt shows moves down at a time, as an editor's left context
+    // does while the user types below it; a line above it (the template's, here the path) stays.
+    let prompts: Vec<String> = (0..6)
+        .map(|k| {
+            format!(
+                "# src/click/core.py\n{}",
+                lines("core.py", 1180 + 4 * k, 1215 + k)
+            )
+        })
+        .collect();
+    let (differ, shares) = compare(&prompts, &shifting_backend(1, 32));
+    eprintln!("shifted: reused/prompt tokens {shares:?}; differing answers at {differ:?}");
+    for &(reused, total) in &shares[1..] {
+        // Only the path line is a common prefix: most of what is kept was shifted.
+        assert!(reused * 2 > total, "reused {reused} of {total}");
+    }
+    // A shifted run's KV was computed over the lines that went, and the default model follows
+    // them: its answers differ from a fresh context's (measured: all of them). That is why
+    // shifting is off by default; then nothing is shifted and every answer is a fresh context's.
+    let (differ, shares) = compare(&prompts, &backend(1));
+    eprintln!("not shifted: reused/prompt tokens {shares:?}");
+    assert!(shares.iter().all(|&(reused, _)| reused < 32), "{shares:?}");
+    assert_eq!(differ, Vec::<usize>::new());
+}
+
+#[test]
+fn two_documents_keep_a_slot_each_and_a_third_evicts_the_least_recent() {
+    let backend = backend(2);
+    let core = typing(&lines("core.py", 1180, 1215), "        if ", 5);
+    let parser = typing(&lines("parser.py", 200, 235), "        for ", 6);
+    let termui = lines("termui.py", 100, 135);
+    // Alternating: each document finds its own slot again.
+    let mut reused = Vec::new();
+    for (a, b) in core.iter().zip(&parser) {
+        reused.push(generate(&backend, a, true).reused_tokens.unwrap_or(0));
+        reused.push(generate(&backend, b, true).reused_tokens.unwrap_or(0));
+    }
+    eprintln!("alternating: reused {reused:?}");
+    assert_eq!(&reused[..2], &[0, 0], "two cold slots");
+    assert!(reused[2..].iter().all(|&r| r > 300), "{reused:?}");
+    // A third document shares nothing: it takes the least recently used slot (core's)...
+    let third = generate(&backend, &termui, true);
+    assert_eq!(third.reused_tokens, Some(0));
+    // ... so parser's is still there and core's is gone.
+    let last_parser = parser.last().expect("prompts");
+    let again = generate(&backend, &format!("{last_parser}x"), true);
+    assert!(again.reused_tokens.unwrap_or(0) > 300, "{again:?}");
+    let last_core = core.last().expect("prompts");
+    let evicted = generate(&backend, last_core, true);
+    assert_eq!(evicted.reused_tokens, Some(0), "core's slot was evicted");
+    // What an evicted slot's document is answered is a fresh context's answer.
+    assert_eq!(evicted.text, cold(last_core).text);
+}
+
+#[test]
+fn exact_requests_cancels_and_an_oversized_prompt_leave_the_slots_consistent() {
+    let rt = runtime();
+    let (kept, fresh) = (backend(1), backend(1));
+    let base = lines("core.py", 1180, 1215);
+    let warm = generate(&kept, &base, true);
+    assert_eq!(warm.reused_tokens, Some(0));
+
+    // Cancelled while it reads a long new tail or generates: the slot holds only what was
+    // decoded, and the next request that shares the base reuses it and answers right.
+    let long_tail = format!("{base}{}", lines("core.py", 1215, 1260));
+    let cancel = CancellationToken::new();
+    let outcome = rt.block_on(async {
+        let task = {
+            let (kept, cancel) = (kept.clone(), cancel.clone());
+            let mut long = request(&long_tail, true);
+            long.max_tokens = 200;
+            tokio::spawn(async move { kept.generate(&long, &cancel).await })
+        };
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        cancel.cancel();
+        task.await.expect("join")
+    });
+    assert!(
+        matches!(outcome, Err(BackendError::Cancelled)),
+        "{outcome:?}"
+    );
+    let next = format!("{base}    def ");
+    let after_cancel = generate(&kept, &next, true);
+    assert!(
+        after_cancel.reused_tokens.unwrap_or(0) > 300,
+        "{after_cancel:?}"
+    );
+    assert_eq!(after_cancel.text, cold(&next).text);
+
+    // A prompt over the context is refused before it touches a slot.
+    let over = format!("{base}{}", lines("core.py", 100, 400));
+    let refused = rt.block_on(kept.generate(&request(&over, true), &CancellationToken::new()));
+    assert!(
+        matches!(refused, Err(BackendError::Model { .. })),
+        "{refused:?}"
+    );
+    let still = generate(&kept, &format!("{next}x"), true);
+    assert!(still.reused_tokens.unwrap_or(0) > 300, "{still:?}");
+
+    // An exact request after all that is a fresh context's answer, bit for bit, and reuses
+    // nothing.
+    let exact = generate(&kept, &next, false);
+    let reference = generate(&fresh, &next, false);
+    assert_eq!(
+        (exact.text, exact.prompt_tokens, exact.reused_tokens),
+        (reference.text, reference.prompt_tokens, Some(0))
+    );
+}
