@@ -127,7 +127,7 @@ options! {
         /// CPU threads for the embedded backend (default: every core).
         pub threads: Option<u32>,
         /// llama.cpp contexts the embedded backend keeps alive between completions, so a
-        /// prompt's shared part is not read again (default 2; each holds `n_ctx` tokens of KV).
+        /// prompt's shared part is not read again (default 1; each holds `n_ctx` tokens of KV).
         pub kv_slots: Option<u32>,
         /// Runs of a kept KV cache at least this long are shifted to where a new prompt holds
         /// them again, as llama.cpp's `--cache-reuse` does (default 0: never; approximate).

@@ -1,7 +1,11 @@
 //! What a finished completion leaves behind: how it was made ([`Done`]) and, per document, the
 //! last one ([`LastCompletion`]) that `crossfile.context` shows and `crossfile.score` recognises.
 
+use std::sync::Arc;
+
 use tower_lsp::lsp_types::Position;
+
+use super::along::Anchor;
 
 use crate::complete::Completion;
 use crate::retrieve::RetrieverSpec;
@@ -20,5 +24,9 @@ pub struct LastCompletion {
     pub case_id: Option<String>,
     /// The suggestion as the client got it.
     pub shown: String,
-    pub done: Done,
+    /// Where it was shown, to recognise the user typing along it (`None`: the document was not
+    /// open).
+    pub anchor: Option<Anchor>,
+    /// The completion it came from (shared by the answers of typing along it).
+    pub done: Arc<Done>,
 }

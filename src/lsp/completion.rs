@@ -18,8 +18,10 @@ use tower_lsp::lsp_types::{
 
 use tokio_util::sync::CancellationToken;
 
+use super::along::Anchor;
 use super::at_cursor::{self, CursorRequest};
 use super::completed::LastCompletion;
+use super::convert::cursor_in;
 use super::error::{ServeError, internal};
 use super::protocol::{InlineCompletionItem, InlineCompletionList, InlineCompletionParams};
 use super::state::State;
@@ -120,12 +122,21 @@ async fn suggest(
         tracing::debug!(%uri, "completion outside every workspace folder");
         return Ok(None);
     };
+    let buffer = folder.documents.text(&rel);
     let request = state.begin_request(uri);
+    if let Some(rest) = along_last(state, uri, position, buffer.as_deref()) {
+        state.end_request(uri, &request);
+        tracing::debug!(%uri, "typing along the suggestion");
+        return Ok(Some(Suggestion {
+            latency_ms: started.elapsed().as_secs_f64() * 1e3,
+            ..rest
+        }));
+    }
     tracing::debug!(%uri, line = position.line, character = position.character, "completion asked");
     // Dropped with this handler (`$/cancelRequest`): the task stops at its next check.
     let cancel_on_drop = request.token.clone().drop_guard();
     let asked = CursorRequest {
-        buffer: folder.documents.text(&rel),
+        buffer,
         folder,
         rel,
         uri: uri.clone(),
@@ -192,6 +203,10 @@ async fn complete_at(
         return Err(ServeError::Cancelled);
     }
     let (uri, position) = (asked.uri.clone(), asked.position);
+    let anchor = asked
+        .buffer
+        .as_deref()
+        .and_then(|text| anchor_at(text, position));
     let cursor = at_cursor::prepare(&state, asked, &cancel).await?;
     let engine = tokio::select! {
         engine = state.engine() => engine?,
@@ -210,10 +225,54 @@ async fn complete_at(
             position,
             case_id: cursor.case.as_ref().map(|c| c.case.id.clone()),
             shown: shown.text.clone(),
-            done,
+            anchor,
+            done: Arc::new(done),
         },
     );
     Ok(shown)
+}
+
+/// The rest of the document's last suggestion when the user has typed its first characters (and
+/// changed nothing else): kept as the document's last, anchored at the new cursor.
+fn along_last(
+    state: &State,
+    uri: &Url,
+    position: Position,
+    buffer: Option<&str>,
+) -> Option<Suggestion> {
+    let last = state.last(uri)?;
+    let text = buffer?;
+    let at = offset_at(text, position)?;
+    let rest = last
+        .anchor
+        .as_ref()?
+        .remainder(&last.shown, text, at)?
+        .to_string();
+    state.remember(
+        uri.clone(),
+        LastCompletion {
+            position,
+            // What is scored at a case's cursor is what was shown there, not this rest.
+            case_id: None,
+            shown: rest.clone(),
+            anchor: Anchor::new(text, at),
+            done: last.done.clone(),
+        },
+    );
+    Some(Suggestion {
+        text: rest,
+        retriever: last.done.retriever.to_string(),
+        latency_ms: 0.0,
+    })
+}
+
+/// The byte offset of `position` in `text`, if it is inside it.
+fn offset_at(text: &str, position: Position) -> Option<usize> {
+    crate::workspace::offset_of(text, cursor_in(text, position))
+}
+
+fn anchor_at(text: &str, position: Position) -> Option<Anchor> {
+    Anchor::new(text, offset_at(text, position)?)
 }
 
 /// `text` cut to its first `limit` characters.

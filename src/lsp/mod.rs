@@ -10,6 +10,7 @@
 //! `capabilities.rs` announces them, `service.rs` wraps tower-lsp's service at the edge, and
 //! `framing.rs` checks every incoming message before tower-lsp reads it.
 
+mod along;
 mod at_cursor;
 mod capabilities;
 mod cases;

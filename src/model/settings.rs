@@ -11,7 +11,7 @@ pub struct ModelSettings {
     pub n_ctx: u32,
     /// CPU threads of the embedded backend (default: every core).
     pub threads: u32,
-    /// llama.cpp contexts the embedded backend keeps alive between requests (default 2).
+    /// llama.cpp contexts the embedded backend keeps alive between requests (default 1).
     pub kv_slots: u32,
     /// The shortest run of a kept KV cache shifted to where a new prompt holds it again
     /// (llama.cpp's `--cache-reuse`); 0, the default, never shifts: a shifted run is approximate.

@@ -28,8 +28,9 @@ use crate::workspace;
 
 /// The overhead target: p95 of completion round trips with backend `none`.
 pub const TARGET_P95_MS: f64 = 15.0;
-/// The memory target: resident memory after indexing with the embedded model loaded.
-pub const TARGET_RSS_MB: f64 = 250.0;
+/// The memory target: resident memory with the embedded model loaded and its kept KV slots
+/// (issue 15's; 250 MB before contexts were kept between completions).
+pub const TARGET_RSS_MB: f64 = 300.0;
 /// How long indexing, the first completion (a model load) and shutdown may take.
 const SLOW: Duration = Duration::from_secs(600);
 /// How long the server is left to index the opened buffers before the first completion.

@@ -179,3 +179,78 @@ fn exit_without_shutdown_is_an_error() {
     client.wait_for_index();
     assert_eq!(client.finish(false), Some(1));
 }
+
+/// Typing the first characters of the suggestion on screen is answered with its rest, from the
+/// suggestion itself: the last completion stays the one the model made (`crossfile.context`
+/// shows its latency and raw output unchanged). Typing something else asks the model again.
+#[test]
+fn typing_along_a_suggestion_answers_its_rest_without_the_model() {
+    let ws = Workspace::new(FIXTURE);
+    let mut client = Client::start(ws.cache.path());
+    let mut opts = options(&ws);
+    opts["lsp"] = json!({"debounce_ms": 0});
+    client.initialize(ws.root(), opts);
+    client.wait_for_index();
+    let file = uri(ws.root(), "app.py");
+    let before =
+        "from geometry.shapes import Rectangle, rectangle_area\n\nbox = Rectangle(3, 4)\nprint(";
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": file, "languageId": "python", "version": 1,
+               "text": before}}),
+    );
+    let inline_at = |client: &mut Client, character: usize| {
+        let answer = client.request(
+            "textDocument/inlineCompletion",
+            json!({"textDocument": {"uri": file}, "position": {"line": 3, "character": character},
+                   "context": {"triggerKind": 2}}),
+        );
+        answer
+            .pointer("/result/items/0/insertText")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .unwrap_or_else(|| panic!("no suggestion: {answer}"))
+    };
+    let shown = inline_at(&mut client, 6);
+    assert!(
+        shown.chars().count() >= 3,
+        "a suggestion to type along: {shown:?}"
+    );
+    let first = client.execute("crossfile.context", json!({"uri": file}));
+
+    // Two characters of it typed, one keystroke at a time.
+    let mut typed = String::new();
+    for (version, c) in shown.chars().take(2).enumerate() {
+        typed.push(c);
+        client.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": file, "version": version + 2},
+                   "contentChanges": [{"text": format!("{before}{typed}")}]}),
+        );
+        let rest = inline_at(&mut client, 6 + typed.encode_utf16().count());
+        assert_eq!(format!("{typed}{rest}"), shown, "after typing {typed:?}");
+    }
+    let along = client.execute("crossfile.context", json!({"uri": file}));
+    assert_eq!(along["suggestion"], json!(shown[typed.len()..]));
+    assert_eq!(
+        along["latencyMs"], first["latencyMs"],
+        "no new completion ran"
+    );
+    assert_eq!(along["rawSuggestion"], first["rawSuggestion"]);
+
+    // Something else typed: the model is asked, a completion of its own.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": file, "version": 9},
+               "contentChanges": [{"text": format!("{before}{typed}#")}]}),
+    );
+    let answer = client.request(
+        "textDocument/inlineCompletion",
+        json!({"textDocument": {"uri": file},
+               "position": {"line": 3, "character": 6 + typed.encode_utf16().count() + 1},
+               "context": {"triggerKind": 2}}),
+    );
+    assert!(answer.get("result").is_some(), "{answer}");
+    let asked = client.execute("crossfile.context", json!({"uri": file}));
+    assert_ne!(asked["latencyMs"], first["latencyMs"], "{asked}");
+}

@@ -80,6 +80,10 @@ impl EmbeddedBackend {
         Ok(Arc::new(LlamaTokenizer::new(model)))
     }
 
+    /// Live prompts are read in blocks of this many tokens, aligned at its multiples; a kept
+    /// slot keeps whole blocks only (see `reuse`).
+    pub const KV_BLOCK: usize = reuse::BLOCK;
+
     /// The context size in tokens: prompt and generated tokens together must fit.
     pub fn n_ctx(&self) -> u32 {
         self.n_ctx

@@ -6,8 +6,9 @@
 //! request that reuses a slot first cuts and shifts the cache to what [`reuse::plan`] keeps,
 //! then records each prompt chunk and each generated token only once llama.cpp has decoded it. A
 //! cancel between two decodes, or a decode error (after which the slot is emptied), leaves it
-//! consistent. A request that must be exact takes a fresh context, which replaces the least
-//! recently used slot.
+//! consistent. A request that must be exact gets a fresh context of its own, read in batches of
+//! up to 512 tokens as always and dropped after it; the kept (live) contexts read prompts in
+//! blocks, and their compute buffers are a block's.
 
 use std::num::NonZeroU32;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -159,7 +160,21 @@ impl<'m> Pool<'m> {
         if tokens.is_empty() || max_tokens == 0 {
             return Ok(generation);
         }
-        let (at, plan) = self.slot_for(&tokens, request.reuse_kv)?;
+        if !request.reuse_kv {
+            // An exact answer: a fresh context of its own, dropped after it (its KV was read in
+            // batch-sized chunks, which no live prompt could keep exactly).
+            let mut slot = self.new_slot(false)?;
+            let (config, model) = (self.config, self.model);
+            let decode = Decode {
+                slot: &mut slot,
+                config,
+                model,
+                job,
+            };
+            decode.run(&tokens, &reuse::Plan::default(), &mut generation)?;
+            return Ok(generation);
+        }
+        let (at, plan) = self.slot_for(&tokens)?;
         self.clock += 1;
         let (clock, config, model) = (self.clock, self.config, self.model);
         let slot = &mut self.slots[at];
@@ -182,15 +197,11 @@ impl<'m> Pool<'m> {
         }
     }
 
-    /// The slot for `tokens` and what of its cache to keep. Reusing: the slot that keeps the most
+    /// The slot for a live prompt and what of its cache to keep: the slot that keeps the most
     /// (the most recently used of equals), else a new one while there is room, else the least
-    /// recently used, emptied. Exact: a fresh context, new or in place of the least recently used.
-    fn slot_for(
-        &mut self,
-        tokens: &[LlamaToken],
-        reuse_kv: bool,
-    ) -> Result<(usize, reuse::Plan), BackendError> {
-        if reuse_kv {
+    /// recently used, emptied.
+    fn slot_for(&mut self, tokens: &[LlamaToken]) -> Result<(usize, reuse::Plan), BackendError> {
+        {
             let best = self
                 .slots
                 .iter()
@@ -209,22 +220,13 @@ impl<'m> Pool<'m> {
                 return Ok((i, plan));
             }
             if self.slots.len() < self.config.slots {
-                let slot = self.new_slot()?;
+                let slot = self.new_slot(true)?;
                 self.slots.push(slot);
                 return Ok((self.slots.len() - 1, reuse::Plan::default()));
             }
-            let i = self.least_recently_used();
-            self.slots[i].empty();
-            return Ok((i, reuse::Plan::default()));
-        }
-        let slot = self.new_slot()?;
-        if self.slots.len() < self.config.slots {
-            self.slots.push(slot);
-            return Ok((self.slots.len() - 1, reuse::Plan::default()));
         }
         let i = self.least_recently_used();
-        // The old context is freed before the answer; `generate` returns the heap after it.
-        self.slots[i] = slot;
+        self.slots[i].empty();
         Ok((i, reuse::Plan::default()))
     }
 
@@ -236,12 +238,16 @@ impl<'m> Pool<'m> {
             .map_or(0, |(i, _)| i)
     }
 
-    fn new_slot(&self) -> Result<Slot<'m>, BackendError> {
+    /// A context: a live one reads prompts in blocks ([`reuse::BLOCK`], so its compute buffers
+    /// are a block's), an exact one in batches of up to 512 tokens.
+    fn new_slot(&self, live: bool) -> Result<Slot<'m>, BackendError> {
         let n_ctx = self.config.n_ctx;
+        let block = u32::try_from(reuse::BLOCK).unwrap_or(u32::MAX);
+        let batch = if live { block } else { 512 }.min(n_ctx);
         let params = LlamaContextParams::default()
             .with_n_ctx(NonZeroU32::new(n_ctx))
-            .with_n_batch(n_ctx.min(512))
-            .with_n_ubatch(n_ctx.min(512))
+            .with_n_batch(batch)
+            .with_n_ubatch(batch)
             .with_n_threads(self.config.threads)
             .with_n_threads_batch(self.config.threads);
         let ctx = self
