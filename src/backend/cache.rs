@@ -115,6 +115,7 @@ mod tests {
             max_tokens: 8,
             stop: vec![],
             reuse_kv: false,
+            max_generate_ms: None,
         }
     }
 

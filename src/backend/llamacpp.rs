@@ -54,6 +54,9 @@ struct Decoding<'a> {
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     stop: &'a [String],
     cache_prompt: bool,
+    /// The server's own decoding time limit (it applies once a line break was generated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    t_max_predict_ms: Option<u64>,
 }
 
 impl<'a> Decoding<'a> {
@@ -64,6 +67,7 @@ impl<'a> Decoding<'a> {
             repeat_penalty: 1.0,
             stop: &request.stop,
             cache_prompt: true,
+            t_max_predict_ms: request.max_generate_ms,
         }
     }
 }
@@ -75,6 +79,9 @@ struct Answer {
     tokens_predicted: Option<u32>,
     #[serde(default)]
     tokens_evaluated: Option<u32>,
+    /// Prompt tokens the server's cache already held (`cache_prompt`).
+    #[serde(default)]
+    tokens_cached: Option<u32>,
     #[serde(default)]
     timings: Option<Timings>,
 }
@@ -138,6 +145,7 @@ impl Backend for LlamaCppBackend {
             generated_tokens: answer.tokens_predicted,
             prompt_ms: timings.as_ref().and_then(|t| t.prompt_ms),
             generate_ms: timings.as_ref().and_then(|t| t.predicted_ms),
+            reused_tokens: answer.tokens_cached,
             ..Generation::default()
         })
     }

@@ -96,6 +96,9 @@ pub struct GenerateRequest {
     /// in an editor, where the next keystroke's prompt shares most of the last one's). `false`
     /// asks for exactly a fresh context's answer (`bench run`, replay).
     pub reuse_kv: bool,
+    /// Decoding stops after this many milliseconds (the prompt's reading not counted) and the
+    /// text so far is the answer, whole characters only (`None`: no limit).
+    pub max_generate_ms: Option<u64>,
 }
 
 /// The two sides of a fill-in-the-middle request.
@@ -121,6 +124,8 @@ pub struct Generation {
     pub cached: bool,
     /// Prompt tokens a kept KV cache already held (not evaluated again), if the backend says.
     pub reused_tokens: Option<u32>,
+    /// Decoding stopped at [`GenerateRequest::max_generate_ms`].
+    pub out_of_time: bool,
 }
 
 /// A way of generating text.

@@ -66,11 +66,61 @@ pub fn completer_for(base: &Completer, case: &Case, max_new_tokens: Option<u32>)
         (_, Target::Line) => Unit::Line,
         (_, Target::Function) => Unit::Block,
     };
-    // A case's answer is exact: never from a reused KV cache.
-    let completer = base.clone().with_unit(unit).with_kv_reuse(false);
+    // A case's answer is exact: never from a reused KV cache, never cut by a time budget.
+    let completer = base
+        .clone()
+        .with_unit(unit)
+        .with_kv_reuse(false)
+        .with_generate_budget(None);
     match (max_new_tokens, case.target) {
         (Some(n), _) => completer.with_max_new_tokens(n),
         (None, Target::Function) => completer.with_max_new_tokens(FUNCTION_MAX_NEW_TOKENS),
         (None, Target::Line) => completer,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::NoBackend;
+    use crate::config::Settings;
+    use crate::lang::Language;
+    use crate::prompt::testing::CharTokenizer;
+
+    /// A case's completer is exact whatever the editor's is: no reused KV cache, no time budget.
+    #[test]
+    fn a_cases_completer_is_exact_and_unbudgeted() {
+        let live = Completer::new(
+            &Settings::default(),
+            Arc::new(NoBackend),
+            Arc::new(CharTokenizer::new(&[])),
+        )
+        .with_kv_reuse(true)
+        .with_generate_budget(Some(100));
+        assert!(live.reuses_kv() && live.generate_budget() == Some(100));
+        for (format, target) in [
+            (CaseFormat::Cceval, Target::Line),
+            (CaseFormat::Repoeval, Target::Line),
+            (CaseFormat::Repoeval, Target::Function),
+        ] {
+            let case = Case {
+                id: "c".into(),
+                task_id: "t".into(),
+                format,
+                target,
+                language: Language::Python,
+                repository: "repo".into(),
+                path: "a.py".into(),
+                line: 1,
+                reference: "x".into(),
+                prompt: "y = ".into(),
+                right_context: None,
+                provided: None,
+                record_line: 1,
+            };
+            let exact = completer_for(&live, &case, None);
+            assert!(!exact.reuses_kv(), "{format:?} {target:?}");
+            assert_eq!(exact.generate_budget(), None, "{format:?} {target:?}");
+        }
     }
 }

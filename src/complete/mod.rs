@@ -77,6 +77,8 @@ pub struct Completer {
     unit: Unit,
     /// Whether the backend may reuse a kept KV cache ([`GenerateRequest::reuse_kv`]).
     reuse_kv: bool,
+    /// The decoding time budget ([`GenerateRequest::max_generate_ms`]).
+    max_generate_ms: Option<u64>,
 }
 
 impl Completer {
@@ -98,7 +100,14 @@ impl Completer {
             },
             unit: settings.postprocess.unit,
             reuse_kv: false,
+            max_generate_ms: None,
         }
+    }
+
+    /// The same completer stopping decoding after `ms` milliseconds (`None` or 0: no limit).
+    pub fn with_generate_budget(mut self, ms: Option<u64>) -> Completer {
+        self.max_generate_ms = ms.filter(|&ms| ms > 0);
+        self
     }
 
     /// The same completer letting the backend reuse a kept KV cache (live completion), or not
@@ -122,6 +131,16 @@ impl Completer {
 
     pub fn template(&self) -> Template {
         self.template
+    }
+
+    /// Whether the backend may reuse a kept KV cache for this completer's requests.
+    pub fn reuses_kv(&self) -> bool {
+        self.reuse_kv
+    }
+
+    /// The decoding time budget of this completer's requests, in milliseconds.
+    pub fn generate_budget(&self) -> Option<u64> {
+        self.max_generate_ms
     }
 
     pub fn backend(&self) -> &Arc<dyn Backend> {
@@ -223,6 +242,7 @@ impl Completer {
             max_tokens: self.budget.max_new_tokens,
             stop,
             reuse_kv: self.reuse_kv,
+            max_generate_ms: self.max_generate_ms,
         }
     }
 }
@@ -268,6 +288,7 @@ mod tests {
             generate_ms: None,
             cached: false,
             reused_tokens: None,
+            out_of_time: false,
         }
     }
 

@@ -105,6 +105,7 @@ pub fn problems(options: &Options) -> Vec<Problem> {
     }
     if let Some(l) = &options.lsp {
         out.range("lsp.debounce_ms", l.debounce_ms, 0, 10_000);
+        out.range("lsp.max_generate_ms", l.max_generate_ms, 0, 600_000);
         out.range(
             "lsp.max_suggestion_chars",
             l.max_suggestion_chars.map(|n| n as u64),

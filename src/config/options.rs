@@ -182,6 +182,10 @@ options! {
         /// How long a completion request waits before it starts, so a newer one for the same
         /// document (a keystroke later) replaces it without running the model.
         pub debounce_ms: Option<u64>,
+        /// Decoding a suggestion (not reading the prompt) stops after this many milliseconds and
+        /// the text so far is suggested; 0 (the default) sets no limit. Never at a replayed
+        /// case's cursor.
+        pub max_generate_ms: Option<u64>,
         /// Suggestions are cut to this many characters.
         pub max_suggestion_chars: Option<usize>,
     }

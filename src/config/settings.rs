@@ -32,6 +32,8 @@ pub struct LspSettings {
     pub debounce_ms: u64,
     /// Longest suggestion, in characters (default 500).
     pub max_suggestion_chars: usize,
+    /// Decoding time a suggestion may take, in milliseconds (default 0: no limit).
+    pub max_generate_ms: u64,
 }
 
 impl Default for Settings {
@@ -128,6 +130,7 @@ impl Settings {
             lsp: LspSettings {
                 debounce_ms: l.debounce_ms.unwrap_or(50),
                 max_suggestion_chars: l.max_suggestion_chars.unwrap_or(500),
+                max_generate_ms: l.max_generate_ms.unwrap_or(0),
             },
         }
     }

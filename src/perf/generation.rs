@@ -161,6 +161,7 @@ pub fn measure_generation(params: &GenerationParams) -> Result<GenerationReport,
         max_tokens: params.new_tokens,
         stop: Vec::new(),
         reuse_kv: false,
+        max_generate_ms: None,
     };
 
     // The server starts first so that the two sides alternate prompt by prompt: load on the

@@ -42,6 +42,7 @@ fn request(prompt: &str, max_tokens: u32, stop: &[&str]) -> GenerateRequest {
         max_tokens,
         stop: stop.iter().map(|s| s.to_string()).collect(),
         reuse_kv: false,
+        max_generate_ms: None,
     }
 }
 

@@ -49,6 +49,7 @@ fn request(prompt: &str, reuse_kv: bool) -> GenerateRequest {
         max_tokens: NEW_TOKENS,
         stop: Vec::new(),
         reuse_kv,
+        max_generate_ms: None,
     }
 }
 
@@ -250,4 +251,38 @@ fn exact_requests_cancels_and_an_oversized_prompt_leave_the_slots_consistent() {
         (exact.text, exact.prompt_tokens, exact.reused_tokens),
         (reference.text, reference.prompt_tokens, Some(0))
     );
+}
+
+/// A decoding time budget stops a long generation early: the text so far, whole characters only,
+/// a prefix of what the generation would have been.
+#[test]
+fn a_time_budget_cuts_decoding_and_keeps_what_was_generated() {
+    let backend = backend(1);
+    let prompt = lines("core.py", 1180, 1215);
+    let mut long = request(&prompt, true);
+    long.max_tokens = 120;
+    let full = runtime()
+        .block_on(backend.generate(&long, &CancellationToken::new()))
+        .expect("generate");
+    assert!(!full.out_of_time);
+    long.max_generate_ms = Some(150);
+    let cut = runtime()
+        .block_on(backend.generate(&long, &CancellationToken::new()))
+        .expect("generate");
+    eprintln!(
+        "budget: {} of {} tokens in {:?} ms",
+        cut.generated_tokens.unwrap_or(0),
+        full.generated_tokens.unwrap_or(0),
+        cut.generate_ms
+    );
+    assert!(cut.out_of_time, "{cut:?}");
+    assert!(
+        cut.generated_tokens.unwrap_or(0) < full.generated_tokens.unwrap_or(0),
+        "{cut:?}"
+    );
+    assert!(
+        !cut.text.is_empty() && full.text.starts_with(&cut.text),
+        "{cut:?} / {full:?}"
+    );
+    assert!(!cut.text.contains('\u{fffd}'), "{cut:?}");
 }

@@ -254,3 +254,41 @@ fn typing_along_a_suggestion_answers_its_rest_without_the_model() {
     let asked = client.execute("crossfile.context", json!({"uri": file}));
     assert_ne!(asked["latencyMs"], first["latencyMs"], "{asked}");
 }
+
+/// `lsp.max_generate_ms` cuts a long generation: the suggestion is the start of the one the
+/// same server gives without the budget.
+#[test]
+fn the_time_budget_cuts_a_long_generation() {
+    let suggestion = |budget_ms: u64| {
+        let ws = Workspace::new(FIXTURE);
+        let mut client = Client::start(ws.cache.path());
+        let mut opts = options(&ws);
+        opts["lsp"] = json!({"debounce_ms": 0, "max_generate_ms": budget_ms});
+        opts["postprocess"] = json!({"unit": "raw"});
+        opts["prompt"] = json!({"max_new_tokens": 120});
+        client.initialize(ws.root(), opts);
+        client.wait_for_index();
+        let file = uri(ws.root(), "app.py");
+        client.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": file, "languageId": "python", "version": 1,
+                   "text": "from geometry.shapes import Rectangle, rectangle_area\n\n\ndef "}}),
+        );
+        let answer = client.request(
+            "textDocument/inlineCompletion",
+            json!({"textDocument": {"uri": file}, "position": {"line": 3, "character": 4},
+                   "context": {"triggerKind": 2}}),
+        );
+        answer
+            .pointer("/result/items/0/insertText")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .unwrap_or_else(|| panic!("no suggestion: {answer}"))
+    };
+    let full = suggestion(0);
+    let cut = suggestion(100);
+    assert!(
+        cut.len() < full.len() && full.starts_with(&cut),
+        "{cut:?} / {full:?}"
+    );
+}

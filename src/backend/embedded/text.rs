@@ -78,6 +78,11 @@ impl<'s> Text<'s> {
         }
     }
 
+    /// The text with only whole characters: what a decode cut short (by its time budget) keeps.
+    pub(super) fn whole_characters(self) -> String {
+        self.text
+    }
+
     pub(super) fn finish(mut self) -> String {
         if !self.pending.is_empty() {
             self.text.push(char::REPLACEMENT_CHARACTER);

@@ -347,9 +347,18 @@ impl Decode<'_, '_> {
         let max_tokens = self.job.request.max_tokens;
         let mut generated = 0u32;
         let mut piece = Vec::new();
+        let deadline = self
+            .job
+            .request
+            .max_generate_ms
+            .map(|ms| generate_start + std::time::Duration::from_millis(ms));
         while generated < max_tokens {
             if cancel.is_cancelled() {
                 return Err(BackendError::Cancelled);
+            }
+            if generated > 0 && deadline.is_some_and(|at| Instant::now() >= at) {
+                generation.out_of_time = true;
+                break;
             }
             let token = argmax(self.slot.ctx.get_logits_ith(batch.n_tokens() - 1));
             if generated == 0 {
@@ -376,7 +385,11 @@ impl Decode<'_, '_> {
         }
         generation.generate_ms = Some(ms(generate_start));
         generation.generated_tokens = Some(generated);
-        generation.text = text.finish();
+        generation.text = if generation.out_of_time {
+            text.whole_characters()
+        } else {
+            text.finish()
+        };
         Ok(())
     }
 
