@@ -279,11 +279,13 @@ fn the_time_budget_cuts_a_long_generation() {
             json!({"textDocument": {"uri": file}, "position": {"line": 3, "character": 4},
                    "context": {"triggerKind": 2}}),
         );
+        assert!(answer.pointer("/result/items").is_some(), "{answer}");
+        // No item: the suggestion was blank (a budget can end it after a first blank token).
         answer
             .pointer("/result/items/0/insertText")
             .and_then(Value::as_str)
-            .map(str::to_string)
-            .unwrap_or_else(|| panic!("no suggestion: {answer}"))
+            .unwrap_or_default()
+            .to_string()
     };
     let full = suggestion(0);
     let cut = suggestion(100);
