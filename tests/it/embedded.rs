@@ -35,7 +35,7 @@ fn click_prompt(lines: usize) -> String {
     text.split_inclusive('\n').take(lines).collect()
 }
 
-fn request(prompt: &str, max_tokens: u32, stop: &[&str]) -> GenerateRequest {
+pub(super) fn request(prompt: &str, max_tokens: u32, stop: &[&str]) -> GenerateRequest {
     GenerateRequest {
         prompt: prompt.to_string(),
         fim: None,
@@ -46,7 +46,7 @@ fn request(prompt: &str, max_tokens: u32, stop: &[&str]) -> GenerateRequest {
     }
 }
 
-fn runtime() -> tokio::runtime::Runtime {
+pub(super) fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -10,6 +10,7 @@ use crossfile::backend::{Backend, BackendError, EmbeddedBackend, GenerateRequest
 use crossfile::model::ModelSettings;
 use tokio_util::sync::CancellationToken;
 
+use crate::embedded::runtime;
 use crate::support::{corpus_workspace, read_text};
 use crate::tokenizer::default_model;
 
@@ -44,21 +45,9 @@ fn lines(file: &str, from: usize, to: usize) -> String {
 
 fn request(prompt: &str, reuse_kv: bool) -> GenerateRequest {
     GenerateRequest {
-        prompt: prompt.to_string(),
-        fim: None,
-        max_tokens: NEW_TOKENS,
-        stop: Vec::new(),
         reuse_kv,
-        max_generate_ms: None,
+        ..crate::embedded::request(prompt, NEW_TOKENS, &[])
     }
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio runtime")
 }
 
 fn generate(backend: &EmbeddedBackend, prompt: &str, reuse_kv: bool) -> Generation {

@@ -201,29 +201,28 @@ impl<'m> Pool<'m> {
     /// (the most recently used of equals), else a new one while there is room, else the least
     /// recently used, emptied.
     fn slot_for(&mut self, tokens: &[LlamaToken]) -> Result<(usize, reuse::Plan), BackendError> {
+        let shift_min_span = self.config.shift_min_span;
+        let best = self
+            .slots
+            .iter()
+            .enumerate()
+            .map(|(i, slot)| {
+                (
+                    i,
+                    reuse::choose(&slot.tokens, slot.whole, tokens, shift_min_span),
+                )
+            })
+            .max_by_key(|(i, plan)| (plan.reused(), self.slots[*i].used));
+        // A slot is reused for a real share of the prompt, not for a common first token that
+        // would cost another document its cache.
+        if let Some((i, plan)) = best
+            && plan.reused() >= reuse::BLOCK.min(tokens.len() - 1).max(1)
         {
-            let best = self
-                .slots
-                .iter()
-                .enumerate()
-                .map(|(i, slot)| {
-                    let plan =
-                        reuse::choose(&slot.tokens, slot.whole, tokens, self.config.shift_min_span);
-                    (i, plan)
-                })
-                .max_by_key(|(i, plan)| (plan.reused(), self.slots[*i].used));
-            // A slot is reused for a real share of the prompt, not for a common first token
-            // that would cost another document its cache.
-            if let Some((i, plan)) = best
-                && plan.reused() >= reuse::BLOCK.min(tokens.len() - 1).max(1)
-            {
-                return Ok((i, plan));
-            }
-            if self.slots.len() < self.config.slots {
-                let slot = self.new_slot(true)?;
-                self.slots.push(slot);
-                return Ok((self.slots.len() - 1, reuse::Plan::default()));
-            }
+            return Ok((i, plan));
+        }
+        if self.slots.len() < self.config.slots {
+            self.slots.push(self.new_slot(true)?);
+            return Ok((self.slots.len() - 1, reuse::Plan::default()));
         }
         let i = self.least_recently_used();
         self.slots[i].empty();
