@@ -79,15 +79,17 @@ struct Answer {
     tokens_predicted: Option<u32>,
     #[serde(default)]
     tokens_evaluated: Option<u32>,
-    /// Prompt tokens the server's cache already held (`cache_prompt`).
-    #[serde(default)]
-    tokens_cached: Option<u32>,
     #[serde(default)]
     timings: Option<Timings>,
 }
 
 #[derive(Deserialize)]
 struct Timings {
+    /// Prompt tokens the server's cache already held (`cache_prompt`), and evaluated.
+    #[serde(default)]
+    cache_n: Option<u32>,
+    #[serde(default)]
+    prompt_n: Option<u32>,
     #[serde(default)]
     prompt_ms: Option<f64>,
     #[serde(default)]
@@ -145,7 +147,13 @@ impl Backend for LlamaCppBackend {
             generated_tokens: answer.tokens_predicted,
             prompt_ms: timings.as_ref().and_then(|t| t.prompt_ms),
             generate_ms: timings.as_ref().and_then(|t| t.predicted_ms),
-            reused_tokens: answer.tokens_cached,
+            // `tokens_cached` is what the slot holds after the answer (generated tokens too).
+            reused_tokens: timings.as_ref().and_then(|t| {
+                t.cache_n.or_else(|| {
+                    let evaluated = t.prompt_n?;
+                    Some(answer.tokens_evaluated?.saturating_sub(evaluated))
+                })
+            }),
             ..Generation::default()
         })
     }

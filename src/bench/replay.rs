@@ -66,11 +66,14 @@ pub fn completer_for(base: &Completer, case: &Case, max_new_tokens: Option<u32>)
         (_, Target::Line) => Unit::Line,
         (_, Target::Function) => Unit::Block,
     };
-    // A case's answer is exact: never from a reused KV cache, never cut by a time budget.
+    // A case's answer is exact: never from a reused KV cache, never cut by a time budget, its
+    // prompt laid out as `bench run` lays it out.
     let completer = base
         .clone()
         .with_unit(unit)
         .with_kv_reuse(false)
+        .with_steady_prompts(false)
+        .with_next_line(false)
         .with_generate_budget(None);
     match (max_new_tokens, case.target) {
         (Some(n), _) => completer.with_max_new_tokens(n),
@@ -96,8 +99,11 @@ mod tests {
             Arc::new(CharTokenizer::new(&[])),
         )
         .with_kv_reuse(true)
+        .with_steady_prompts(true)
+        .with_next_line(true)
         .with_generate_budget(Some(100));
-        assert!(live.reuses_kv() && live.generate_budget() == Some(100));
+        assert!(live.reuses_kv() && live.steady_prompts() && live.offers_next_line());
+        assert_eq!(live.generate_budget(), Some(100));
         for (format, target) in [
             (CaseFormat::Cceval, Target::Line),
             (CaseFormat::Repoeval, Target::Line),
@@ -120,6 +126,8 @@ mod tests {
             };
             let exact = completer_for(&live, &case, None);
             assert!(!exact.reuses_kv(), "{format:?} {target:?}");
+            assert!(!exact.steady_prompts(), "{format:?} {target:?}");
+            assert!(!exact.offers_next_line(), "{format:?} {target:?}");
             assert_eq!(exact.generate_budget(), None, "{format:?} {target:?}");
         }
     }

@@ -162,6 +162,9 @@ pub enum BenchCommand {
     Model(BenchModelArgs),
     /// The language server's overhead over stdio: completion round trips, indexing time, memory.
     Lsp(super::bench_lsp::BenchLspArgs),
+    /// Ghost text while a person types: keystroke-to-suggestion latency over stdio, KV reuse,
+    /// memory, side by side with llama-server.
+    Typing(super::bench_typing::BenchTypingArgs),
     /// Replay benchmark cases with retrievers into a resumable run file, scoring each.
     Run(Box<super::bench_run::BenchRunArgs>),
     /// Score predictions made elsewhere with the benchmark's own metrics.

@@ -12,6 +12,7 @@ mod bench_model;
 mod bench_report;
 mod bench_run;
 mod bench_score;
+mod bench_typing;
 mod complete_cmd;
 mod cursor;
 mod index_cmd;
@@ -45,6 +46,7 @@ pub fn run() -> ExitCode {
         Command::Bench(args::BenchCommand::Perf(args)) => perf::run(args),
         Command::Bench(args::BenchCommand::Model(args)) => bench_model::run(args),
         Command::Bench(args::BenchCommand::Lsp(args)) => bench_lsp::run(args),
+        Command::Bench(args::BenchCommand::Typing(args)) => bench_typing::run(args),
         Command::Bench(args::BenchCommand::Run(args)) => bench_run::run_cmd(args),
         Command::Bench(args::BenchCommand::Score(args)) => bench_score::run_cmd(args),
         Command::Bench(args::BenchCommand::Report(args)) => bench_report::run(args),

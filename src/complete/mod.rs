@@ -6,6 +6,7 @@
 //! pool; generation is the backend's (async, cancellable).
 
 mod setup;
+mod steady;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -13,13 +14,14 @@ use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 pub use setup::{backend_for, tokenizer_for};
+pub use steady::SteadyBlocks;
 
 use crate::backend::{Backend, BackendError, FimParts, GenerateRequest, Generation};
 use crate::config::Settings;
 use crate::index::Snapshot;
 use crate::lang::Language;
 use crate::postprocess::{self, Unit};
-use crate::prompt::{self, Budget, Prompt, PromptInput, Template};
+use crate::prompt::{self, Budget, Layout, Prompt, PromptInput, Template};
 use crate::retrieve::{Hit, Query, RetrieveError, Retriever};
 use crate::tokenize::Tokenizer;
 
@@ -67,6 +69,10 @@ pub fn template_for(settings: &Settings, tokenizer: &dyn Tokenizer) -> Template 
         .unwrap_or_else(|| Template::detect(tokenizer))
 }
 
+/// A live prompt's cross-file block is kept while its chunks are among the best this many times
+/// `top_k` chunks retrieved.
+const STEADY_DEPTH: usize = 2;
+
 /// Completes with one backend, tokenizer and template.
 #[derive(Clone)]
 pub struct Completer {
@@ -79,6 +85,11 @@ pub struct Completer {
     reuse_kv: bool,
     /// The decoding time budget ([`GenerateRequest::max_generate_ms`]).
     max_generate_ms: Option<u64>,
+    /// Live prompts that stay the same while the user types (`None`: the exact layout).
+    steady: Option<Arc<SteadyBlocks>>,
+    /// At the end of a finished line, where the model's answer is an empty line, suggest the
+    /// next line instead (live completion).
+    next_line: bool,
 }
 
 impl Completer {
@@ -101,7 +112,31 @@ impl Completer {
             unit: settings.postprocess.unit,
             reuse_kv: false,
             max_generate_ms: None,
+            steady: None,
+            next_line: false,
         }
+    }
+
+    /// The same completer suggesting the next line at the end of a finished line, where the
+    /// model's first token ends the line (live completion; the benchmarks' `line` unit is
+    /// untouched by default): the newline is kept and the following line suggested.
+    pub fn with_next_line(mut self, next_line: bool) -> Completer {
+        self.next_line = next_line;
+        self
+    }
+
+    /// Whether an empty line at a finished line's end becomes the next line.
+    pub fn offers_next_line(&self) -> bool {
+        self.next_line
+    }
+
+    /// The same completer laying prompts out to stay the same while the user types (live
+    /// completion: [`Layout::Steady`]; retrieval at the start of the cursor's line, so the
+    /// chunks change only from line to line; and each file's last cross-file block kept while
+    /// retrieval returns all of it), or exactly as the benchmarks do (the default).
+    pub fn with_steady_prompts(mut self, steady: bool) -> Completer {
+        self.steady = steady.then(|| self.steady.clone().unwrap_or_default());
+        self
     }
 
     /// The same completer stopping decoding after `ms` milliseconds (`None` or 0: no limit).
@@ -138,6 +173,11 @@ impl Completer {
         self.reuse_kv
     }
 
+    /// Whether prompts are laid out to stay the same while the user types.
+    pub fn steady_prompts(&self) -> bool {
+        self.steady.is_some()
+    }
+
     /// The decoding time budget of this completer's requests, in milliseconds.
     pub fn generate_budget(&self) -> Option<u64> {
         self.max_generate_ms
@@ -164,9 +204,21 @@ impl Completer {
         let (hits, prompt, query, retrieve_ms, prompt_ms) =
             tokio::task::spawn_blocking(move || {
                 let started = Instant::now();
-                let hits = retriever.retrieve(&snapshot, &query, top_k)?;
+                let hits = match &this.steady {
+                    // The last block is kept while its chunks are still among the best
+                    // `STEADY_DEPTH × top_k`; the others come from the best `top_k`.
+                    Some(steady) => {
+                        let depth = top_k.saturating_mul(STEADY_DEPTH);
+                        let hits = retriever.retrieve(&snapshot, &query.at_line_start(), depth)?;
+                        steady.order(&query.path, hits, top_k)
+                    }
+                    None => retriever.retrieve(&snapshot, &query, top_k)?,
+                };
                 let retrieved = Instant::now();
                 let prompt = this.prompt(&query, &hits);
+                if let Some(steady) = &this.steady {
+                    steady.remember(&query.path, &hits[..prompt.hits_used.min(hits.len())]);
+                }
                 let retrieve_ms = ms(started, retrieved);
                 Ok::<_, CompleteError>((
                     hits,
@@ -185,7 +237,7 @@ impl Completer {
             self.backend.generate(&request, cancel).await?,
             self.budget.max_new_tokens,
         );
-        let generate_ms = started.elapsed().as_secs_f64() * 1e3;
+        let mut generate_ms = started.elapsed().as_secs_f64() * 1e3;
 
         let started = Instant::now();
         let language = query.language.unwrap_or(Language::Python);
@@ -196,8 +248,8 @@ impl Completer {
             &query.right,
             &generation.text,
         );
-        let postprocess_ms = started.elapsed().as_secs_f64() * 1e3;
-        Ok(Completion {
+        let mut postprocess_ms = started.elapsed().as_secs_f64() * 1e3;
+        let mut completion = Completion {
             suggestion,
             raw_suggestion: generation.text.clone(),
             hits,
@@ -210,10 +262,46 @@ impl Completer {
             },
             prompt,
             generation,
-        })
+        };
+        if self.next_line
+            && self.unit == Unit::Line
+            && completion.raw_suggestion.trim().is_empty()
+            && !completion.generation.out_of_time
+            && ends_a_finished_line(&query)
+        {
+            let mut next = query;
+            next.left.push('\n');
+            let prompt = self.prompt(&next, &completion.hits);
+            let started = Instant::now();
+            let generation = bound_to_budget(
+                self.backend
+                    .generate(&self.request(&prompt), cancel)
+                    .await?,
+                self.budget.max_new_tokens,
+            );
+            generate_ms += started.elapsed().as_secs_f64() * 1e3;
+            let started = Instant::now();
+            let line = postprocess::apply(
+                self.unit,
+                language,
+                &next.left,
+                &next.right,
+                &generation.text,
+            );
+            postprocess_ms += started.elapsed().as_secs_f64() * 1e3;
+            if !line.trim().is_empty() {
+                completion.suggestion = format!("\n{line}");
+                completion.raw_suggestion = format!("\n{}", generation.text);
+                completion.prompt = prompt;
+                completion.generation = generation;
+            }
+            completion.timings.generate_ms = generate_ms;
+            completion.timings.postprocess_ms = postprocess_ms;
+        }
+        Ok(completion)
     }
 
-    /// The prompt for `query` with `hits`, within the budget.
+    /// The prompt for `query` with `hits`, within the budget, laid out exactly or steadily.
     pub fn prompt(&self, query: &Query, hits: &[Hit]) -> Prompt {
         let input = PromptInput {
             language: query.language.unwrap_or(Language::Python),
@@ -221,7 +309,18 @@ impl Completer {
             right: &query.right,
             hits,
         };
-        prompt::build(&input, self.template, self.tokenizer.as_ref(), self.budget)
+        let layout = if self.steady.is_some() {
+            Layout::Steady
+        } else {
+            Layout::Exact
+        };
+        prompt::build_with(
+            &input,
+            self.template,
+            self.tokenizer.as_ref(),
+            self.budget,
+            layout,
+        )
     }
 
     /// The backend request for a prompt: the template's text, FIM parts for servers with a
@@ -245,6 +344,14 @@ impl Completer {
             max_generate_ms: self.max_generate_ms,
         }
     }
+}
+
+/// Whether the cursor is at the end of a line with code before it: nothing but blanks after it
+/// on its line, something else before it.
+fn ends_a_finished_line(query: &Query) -> bool {
+    let before = query.left.rsplit('\n').next().unwrap_or_default();
+    let after = query.right.split('\n').next().unwrap_or_default();
+    !before.trim().is_empty() && after.trim().is_empty()
 }
 
 fn ms(from: Instant, to: Instant) -> f64 {

@@ -119,11 +119,11 @@ pub async fn complete(
         )
         .await;
     match outcome {
-        Ok(completion) => Ok(Done {
+        Ok(completion) => Ok(Done::new(
             completion,
-            retriever: spec,
-            latency_ms: started.elapsed().as_secs_f64() * 1e3,
-        }),
+            spec,
+            started.elapsed().as_secs_f64() * 1e3,
+        )),
         Err(_) if cancel.is_cancelled() => Err(ServeError::Cancelled),
         Err(e) => Err(e.into()),
     }

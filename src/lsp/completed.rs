@@ -2,6 +2,7 @@
 //! last one ([`LastCompletion`]) that `crossfile.context` shows and `crossfile.score` recognises.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use tower_lsp::lsp_types::Position;
 
@@ -12,9 +13,24 @@ use crate::retrieve::RetrieverSpec;
 
 /// A completion and how it was made.
 pub struct Done {
+    /// Which completion of this server it is (1, 2, …): the answers of typing along it share it.
+    pub serial: u64,
     pub completion: Completion,
     pub retriever: RetrieverSpec,
     pub latency_ms: f64,
+}
+
+impl Done {
+    /// A finished completion, numbered after the last one this process made.
+    pub fn new(completion: Completion, retriever: RetrieverSpec, latency_ms: f64) -> Done {
+        static MADE: AtomicU64 = AtomicU64::new(0);
+        Done {
+            serial: MADE.fetch_add(1, Ordering::Relaxed) + 1,
+            completion,
+            retriever,
+            latency_ms,
+        }
+    }
 }
 
 /// The last completion in a document.

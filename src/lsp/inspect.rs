@@ -102,7 +102,8 @@ pub async fn compare(
     }))
 }
 
-/// The last completion in the document: its chunks with their text and the whole prompt; `null`
+/// The last completion in the document: its chunks with their text, the whole prompt, its serial
+/// number (the same for the answers of typing along it) and the backend's token counts; `null`
 /// before the first.
 pub fn context(state: &State, args: ContextArgs) -> Value {
     let Some(last) = state.last(&args.uri) else {
@@ -118,6 +119,12 @@ pub fn context(state: &State, args: ContextArgs) -> Value {
     answer["suggestion"] = json!(last.shown);
     answer["rawSuggestion"] = json!(last.done.completion.raw_suggestion);
     answer["prompt"] = json!(last.done.completion.prompt.text);
+    answer["serial"] = json!(last.done.serial);
+    let g = &last.done.completion.generation;
+    answer["generation"] = json!({
+        "promptTokens": g.prompt_tokens, "reusedTokens": g.reused_tokens,
+        "generatedTokens": g.generated_tokens, "outOfTime": g.out_of_time, "text": g.text,
+    });
     let t = &last.done.completion.timings;
     answer["timingsMs"] = json!({
         "retrieve": t.retrieve_ms, "prompt": t.prompt_ms, "generate": t.generate_ms,

@@ -333,6 +333,8 @@ impl Folder {
         // Live completion: the next keystroke's prompt shares most of this one's.
         let completer = Completer::new(settings, engine.backend.clone(), engine.tokenizer.clone())
             .with_kv_reuse(true)
+            .with_steady_prompts(true)
+            .with_next_line(true)
             .with_generate_budget(Some(settings.lsp.max_generate_ms));
         *built = Some((settings.clone(), engine.backend.clone(), completer.clone()));
         completer

@@ -12,12 +12,12 @@
 //! child's `VmRSS` and `VmHWM` from `/proc/<pid>/status`, in decimal megabytes.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::served::{self, SLOW, Served, file_uri, memory};
 use super::{ClientError, LspClient, PerfError, mean, ms, percentile};
 use crate::chunk::is_blank;
 use crate::config::Settings;
@@ -31,8 +31,6 @@ pub const TARGET_P95_MS: f64 = 15.0;
 /// The memory target: resident memory with the embedded model loaded and its kept KV slots
 /// (issue 15's; 250 MB before contexts were kept between completions).
 pub const TARGET_RSS_MB: f64 = 300.0;
-/// How long indexing, the first completion (a model load) and shutdown may take.
-const SLOW: Duration = Duration::from_secs(600);
 /// How long the server is left to index the opened buffers before the first completion.
 const SETTLE: Duration = Duration::from_secs(1);
 /// How long one measured completion may take.
@@ -164,49 +162,13 @@ pub fn measure_lsp(
         "lsp": {"debounce_ms": params.debounce_ms},
     });
 
-    let mut command = Command::new(&params.server);
-    command.arg("serve");
-    let mut client = LspClient::spawn(command)?;
-    let pid = client.pid();
-    let root_uri = file_uri(root);
-    let started = Instant::now();
-    let answer = client
-        .request(
-            "initialize",
-            json!({
-                "processId": std::process::id(), "rootUri": root_uri,
-                "workspaceFolders": [{"uri": root_uri, "name": "bench"}],
-                "initializationOptions": options,
-                "capabilities": {"window": {"workDoneProgress": true}},
-            }),
-            SLOW,
-        )
-        .map_err(waiting("the answer to initialize"))?;
-    if let Some(error) = answer.get("error") {
-        return Err(PerfError::Unmeasurable(format!(
-            "initialize failed: {error}"
-        )));
-    }
-    let initialize_ms = ms(started.elapsed());
-    let started = Instant::now();
-    client.notify("initialized", json!({}))?;
-    let end = client
-        .notification(SLOW, |m| {
-            m.get("method") == Some(&json!("$/progress"))
-                && m.pointer("/params/value/kind") == Some(&json!("end"))
-        })
-        .map_err(waiting("the end of indexing"))?;
-    let index_s = started.elapsed().as_secs_f64();
-    let indexed = end
-        .pointer("/params/value/message")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
-    if let Some(shown) = shown_errors(&client).first() {
-        return Err(PerfError::Unmeasurable(format!(
-            "the server reported an error: {shown}"
-        )));
-    }
+    let Served {
+        mut client,
+        pid,
+        initialize_ms,
+        index_s,
+        indexed,
+    } = served::start(&params.server, root, options)?;
     let after_index = memory(pid)?;
     say(&format!("indexed in {index_s:.2} s: {indexed}"));
 
@@ -279,11 +241,6 @@ pub fn measure_lsp(
     })
 }
 
-/// A client error while waiting for `what`.
-fn waiting(what: &'static str) -> impl FnOnce(ClientError) -> PerfError {
-    move |error| PerfError::Unmeasurable(format!("waiting for {what}: {error}"))
-}
-
 /// Opens up to `n` seeded random files of the workspace that have a non-blank line, and returns
 /// the end of every non-blank line of them.
 fn open_files(
@@ -353,45 +310,4 @@ fn completion(
 ) -> Result<Value, ClientError> {
     let (id, _) = client.start_request("textDocument/completion", completion_params(cursor))?;
     Ok(client.response(id, timeout)?.0)
-}
-
-/// The messages of `window/showMessage` errors received so far.
-fn shown_errors(client: &LspClient) -> Vec<String> {
-    client
-        .notifications
-        .iter()
-        .filter(|m| m["method"] == json!("window/showMessage") && m["params"]["type"] == json!(1))
-        .filter_map(|m| m.pointer("/params/message").and_then(Value::as_str))
-        .map(str::to_string)
-        .collect()
-}
-
-/// The server's memory now.
-fn memory(pid: u32) -> Result<ProcessMemory, PerfError> {
-    ProcessMemory::of(pid).map_err(PerfError::io(format!("reading /proc/{pid}/status")))
-}
-
-/// A `file://` URI for an absolute path; characters a URI path may not hold are percent-encoded.
-pub fn file_uri(path: &Path) -> String {
-    let mut uri = String::from("file://");
-    for byte in path.to_string_lossy().bytes() {
-        match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'-' | b'.' | b'_' | b'~' => {
-                uri.push(byte as char);
-            }
-            _ => uri.push_str(&format!("%{byte:02X}")),
-        }
-    }
-    uri
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn file_uris_encode_what_a_path_may_not_hold() {
-        assert_eq!(file_uri(Path::new("/a/b_c.py")), "file:///a/b_c.py");
-        assert_eq!(file_uri(Path::new("/a b/é.py")), "file:///a%20b/%C3%A9.py");
-    }
 }

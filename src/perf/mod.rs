@@ -1,4 +1,5 @@
-//! Performance measurement, the harnesses behind `bench perf`, `bench model` and `bench lsp`:
+//! Performance measurement, the harnesses behind `bench perf`, `bench model`, `bench lsp` and
+//! `bench typing`:
 //! each takes its parameters, measures, and returns a report value that the command line prints
 //! (as text or, serialized, as `--json`). Also what they measure with: deterministic cursors,
 //! the upstream llama.cpp server as a measured peer, and a language client over stdio.
@@ -8,16 +9,18 @@ mod generation;
 pub mod lsp_client;
 mod lsp_round_trips;
 mod retrieval;
+mod served;
 mod server;
+pub mod typing;
 
 pub use cursors::sample_cursors;
 pub use generation::{GenerationParams, GenerationReport, measure_generation};
 pub use lsp_client::{ClientError, LspClient};
-pub use lsp_round_trips::{
-    LspParams, LspReport, TARGET_P95_MS, TARGET_RSS_MB, file_uri, measure_lsp,
-};
+pub use lsp_round_trips::{LspParams, LspReport, TARGET_P95_MS, TARGET_RSS_MB, measure_lsp};
 pub use retrieval::{RetrievalParams, RetrievalReport, measure_retrieval};
+pub use served::file_uri;
 pub use server::{LlamaServer, ServerError, ServerTimings};
+pub use typing::{Pace, TypingParams, TypingReport, measure_typing};
 
 use crate::report::bootstrap;
 

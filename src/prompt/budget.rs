@@ -91,6 +91,34 @@ pub fn build(
     tokenizer: &dyn Tokenizer,
     budget: Budget,
 ) -> Prompt {
+    build_with(input, template, tokenizer, budget, Layout::Exact)
+}
+
+/// How the left context starts when it does not fit whole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// As much as fits: the benchmarks' layout ([`build`]).
+    Exact,
+    /// At the first line past the exact start whose number is a multiple of
+    /// [`STEADY_LINE_STEP`]: the start stays put while the user types on, so that consecutive
+    /// prompts share a long prefix (live completion). Where no such line comes before the
+    /// cursor's line, as [`Layout::Exact`].
+    Steady,
+}
+
+/// The left context of a [`Layout::Steady`] prompt starts at a line whose number is a multiple
+/// of this: it moves about once every this many lines typed, and gives up fewer than this many
+/// lines of the exact layout's context.
+pub const STEADY_LINE_STEP: usize = 32;
+
+/// [`build`] with the left context's start chosen by `layout`.
+pub fn build_with(
+    input: &PromptInput<'_>,
+    template: Template,
+    tokenizer: &dyn Tokenizer,
+    budget: Budget,
+    layout: Layout,
+) -> Prompt {
     let limit = as_usize(budget.context_tokens.saturating_sub(budget.max_new_tokens));
     let overhead = tokenizer.count(&template.render("", ""));
     let room = limit.saturating_sub(overhead);
@@ -112,6 +140,9 @@ pub fn build(
         Fitted::EMPTY
     };
     let mut left = tail_within(input.left, rest.saturating_sub(right.tokens), tokenizer);
+    if layout == Layout::Steady {
+        left = steady_start(input.left, left, tokenizer);
+    }
     let (text, total) = loop {
         let prefix = [block.text.as_str(), left.text].concat();
         let text = template.render(&prefix, right.text);
@@ -236,6 +267,35 @@ fn fit_block(
             text: String::new(),
             tokens: 0,
         },
+    }
+}
+
+/// `fitted`, a suffix of `text`, started instead at the first line at or after its first whole
+/// line whose number is a multiple of [`STEADY_LINE_STEP`], if that line starts before `text`'s
+/// last line; `fitted` itself when it is all of `text`.
+fn steady_start<'t>(text: &'t str, fitted: Fitted<'t>, tokenizer: &dyn Tokenizer) -> Fitted<'t> {
+    let cut = text.len() - fitted.text.len();
+    if cut == 0 {
+        return fitted;
+    }
+    let lines_before = text[..cut].matches('\n').count();
+    let first_whole = if text[..cut].ends_with('\n') {
+        lines_before
+    } else {
+        lines_before + 1
+    };
+    let line = first_whole.div_ceil(STEADY_LINE_STEP) * STEADY_LINE_STEP;
+    let last_line = text.matches('\n').count();
+    if line == 0 || line > last_line {
+        return fitted;
+    }
+    let Some((newline, _)) = text.match_indices('\n').nth(line - 1) else {
+        return fitted;
+    };
+    let start = &text[newline + 1..];
+    Fitted {
+        text: start,
+        tokens: tokenizer.count(start),
     }
 }
 

@@ -2,7 +2,10 @@
 //! whose joined texts count more than their parts.
 
 use super::super::testing::CharTokenizer;
-use super::{Budget, PromptInput, build, first_fitting, first_within, head_within, tail_within};
+use super::{
+    Budget, Layout, PromptInput, STEADY_LINE_STEP, build, build_with, first_fitting, first_within,
+    head_within, tail_within,
+};
 use crate::lang::Language;
 use crate::prompt::Template;
 use crate::retrieve::Hit;
@@ -171,4 +174,70 @@ fn random_budgets_never_overflow() {
             assert_eq!(prompt.right, "");
         }
     }
+}
+
+#[test]
+fn a_steady_left_context_keeps_its_start_while_the_user_types_on() {
+    let tokenizer = CharTokenizer::new(&[]);
+    let file: String = (0..400).map(|i| format!("line {i:03}\n")).collect();
+    let budget = Budget {
+        context_tokens: 1000,
+        max_new_tokens: 50,
+        crossfile_tokens: 0,
+    };
+    let prompt = |left: &str, layout| {
+        let input = PromptInput {
+            language: Language::Python,
+            left,
+            right: "",
+            hits: &[],
+        };
+        build_with(&input, Template::Plain, &tokenizer, budget, layout)
+    };
+    // The cursor moves through lines 200..230, a character at a time.
+    let mut starts = Vec::new();
+    let mut previous: Option<String> = None;
+    for end in (200 * 9..230 * 9).step_by(3) {
+        let left = &file[..end];
+        let exact = prompt(left, Layout::Exact);
+        let steady = prompt(left, Layout::Steady);
+        assert_eq!(
+            exact,
+            build(
+                &PromptInput {
+                    language: Language::Python,
+                    left,
+                    right: "",
+                    hits: &[]
+                },
+                Template::Plain,
+                &tokenizer,
+                budget
+            )
+        );
+        assert!(steady.tokens.total <= 950 && exact.left.ends_with(&steady.left));
+        let start = left.len() - steady.left.len();
+        let line = left[..start].matches('\n').count();
+        assert!(
+            left[..start].is_empty() || left[..start].ends_with('\n'),
+            "a line start"
+        );
+        assert_eq!(line % STEADY_LINE_STEP, 0, "at line {line}");
+        assert!(exact.left.len() - steady.left.len() < STEADY_LINE_STEP * 9 + 9);
+        if let Some(previous) = &previous
+            && starts.last() == Some(&start)
+        {
+            assert!(
+                steady.text.starts_with(previous.as_str()),
+                "the same start: a longer prompt"
+            );
+        }
+        starts.push(start);
+        previous = Some(steady.text);
+    }
+    starts.dedup();
+    assert_eq!(starts.len(), 2, "one step in 30 lines typed: {starts:?}");
+    // A left context that fits whole is the same either way.
+    let short = &file[..90];
+    assert_eq!(prompt(short, Layout::Steady), prompt(short, Layout::Exact));
 }

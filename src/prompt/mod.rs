@@ -12,6 +12,8 @@ pub(crate) mod testing;
 mod tests;
 
 pub use block::crossfile_block;
-pub use budget::{Budget, Prompt, PromptInput, PromptTokens, build};
+pub use budget::{
+    Budget, Layout, Prompt, PromptInput, PromptTokens, STEADY_LINE_STEP, build, build_with,
+};
 pub use settings::PromptSettings;
 pub use template::Template;

@@ -5,6 +5,8 @@ mod bad_input;
 mod bench_mine;
 mod bench_report;
 mod bench_run;
+#[cfg(feature = "embedded")]
+mod bench_typing;
 mod cceval_records;
 mod cceval_reference;
 mod cli;
@@ -17,6 +19,8 @@ mod http_backends;
 mod index_lifecycle;
 #[cfg(feature = "embedded")]
 mod kv_reuse;
+#[cfg(feature = "embedded")]
+mod live_completion;
 #[cfg(feature = "embedded")]
 mod lsp;
 #[cfg(feature = "embedded")]

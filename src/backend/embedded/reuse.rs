@@ -18,7 +18,7 @@
 //! it is tested without a model.
 
 /// Live completion evaluates prompts in blocks of this many tokens, aligned at multiples of it.
-pub const BLOCK: usize = 64;
+pub const BLOCK: usize = 16;
 
 /// How many more tokens an approximate (shifted) plan must keep than the exact one to be chosen.
 pub const SHIFT_GAIN: usize = 4 * BLOCK;

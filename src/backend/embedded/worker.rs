@@ -384,6 +384,15 @@ impl Decode<'_, '_> {
         }
         generation.generate_ms = Some(ms(generate_start));
         generation.generated_tokens = Some(generated);
+        tracing::debug!(
+            prompt_tokens = tokens.len(),
+            reused,
+            prompt_ms = generation.prompt_ms,
+            generated,
+            generate_ms = generation.generate_ms,
+            live,
+            "decoded"
+        );
         generation.text = if generation.out_of_time {
             text.whole_characters()
         } else {

@@ -72,6 +72,10 @@ fn llamacpp_against_llama_server_is_greedy_and_reports_infill_as_unsupported() {
         first.prompt_ms.is_some() && first.generate_ms.is_some(),
         "{first:?}"
     );
+    // `cache_prompt`: the second time the server's cache holds all the prompt but its last token
+    // (which it evaluates again for the logits).
+    let prompt_tokens = second.prompt_tokens.unwrap_or(0);
+    assert_eq!(second.reused_tokens, Some(prompt_tokens - 1), "{second:?}");
 
     let stopped = rt
         .block_on(backend.generate(&request(PROMPTS[0], 16, &["\n"]), &CancellationToken::new()))

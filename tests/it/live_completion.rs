@@ -1,0 +1,172 @@
+//! Live completion's layout on the real default model, a real index of click and BM25: the
+//! prompt stays the same while a person types along a line (the cross-file block and the left
+//! context's start), and at the end of a finished line the next line is suggested where the
+//! exact layout answers an empty line.
+
+use std::sync::Arc;
+
+use crossfile::Position;
+use crossfile::backend::{Backend, EmbeddedBackend};
+use crossfile::complete::Completer;
+use crossfile::config::Settings;
+use crossfile::index::{Index, Progress};
+use crossfile::model::ModelSettings;
+use crossfile::retrieve::{self, Query, Retriever};
+use tokio_util::sync::CancellationToken;
+
+use crate::embedded::runtime;
+use crate::support::{corpus_workspace, read_text};
+use crate::tokenizer::default_model;
+
+const N_CTX: u32 = 1024;
+
+struct Live {
+    settings: Settings,
+    index: Index,
+    retriever: Arc<dyn Retriever>,
+    backend: Arc<EmbeddedBackend>,
+    _cache: tempfile::TempDir,
+}
+
+fn live() -> Live {
+    let cache = tempfile::tempdir().expect("a cache dir");
+    let mut settings = Settings::default();
+    settings.index.cache_dir = cache.path().to_path_buf();
+    settings.model.n_ctx = N_CTX;
+    settings.prompt.max_new_tokens = 24;
+    let root = corpus_workspace("click");
+    let (index, _) =
+        Index::open_or_build(&root, &settings.index, &Progress::none()).expect("index click");
+    let retriever: Arc<dyn Retriever> =
+        Arc::from(retrieve::build(&settings.retrieve.retriever, &settings.retrieve).expect("bm25"));
+    let model = ModelSettings {
+        n_ctx: N_CTX,
+        threads: 2,
+        ..settings.model.clone()
+    };
+    let backend =
+        Arc::new(EmbeddedBackend::load(&default_model(), &model).expect("load the model"));
+    Live {
+        settings,
+        index,
+        retriever,
+        backend,
+        _cache: cache,
+    }
+}
+
+impl Live {
+    fn completer(&self) -> Completer {
+        let tokenizer = self.backend.tokenizer().expect("the model's tokenizer");
+        Completer::new(&self.settings, self.backend.clone(), tokenizer)
+    }
+
+    fn complete(&self, completer: &Completer, query: Query) -> crossfile::complete::Completion {
+        runtime()
+            .block_on(completer.complete(
+                self.index.snapshot(),
+                query,
+                self.retriever.clone(),
+                self.settings.retrieve.top_k,
+                &CancellationToken::new(),
+            ))
+            .expect("complete")
+    }
+}
+
+const FILE: &str = "src/click/core.py";
+
+fn text() -> String {
+    read_text(&corpus_workspace("click").join(FILE))
+}
+
+/// The cursor after the first `col` bytes of 0-based line `line`.
+fn query(text: &str, line: u32, col: u32) -> Query {
+    Query::new(FILE, text, Position { line, col }).expect("a cursor in the file")
+}
+
+#[test]
+fn typing_along_a_line_keeps_the_block_and_the_start_of_a_live_prompt() {
+    let live = live();
+    let steady = live
+        .completer()
+        .with_kv_reuse(true)
+        .with_steady_prompts(true);
+    let text = text();
+    // Deep in the file, so the left context is cut; a long line to type along.
+    let (line, row) = text
+        .split('\n')
+        .enumerate()
+        .skip(1200)
+        .find(|(_, row)| row.trim().len() > 40)
+        .expect("a long line");
+    let indent = row.len() - row.trim_start().len();
+    let mut prompts = Vec::new();
+    for col in (indent + 4..row.len()).step_by(6) {
+        let query = query(&text, line as u32, col as u32);
+        let completion = live.complete(&steady, query.clone());
+        let prompt = completion.prompt;
+        assert!(prompt.tokens.total + 24 <= N_CTX, "{:?}", prompt.tokens);
+        assert!(query.left.ends_with(&prompt.left));
+        prompts.push((prompt.crossfile, query.left.len() - prompt.left.len()));
+    }
+    assert!(prompts.len() >= 4);
+    assert!(prompts[0].1 > 0, "the left context is cut");
+    assert!(!prompts[0].0.is_empty(), "a cross-file block");
+    for (block, start) in &prompts[1..] {
+        assert_eq!(block, &prompts[0].0, "the same block along the line");
+        assert_eq!(*start, prompts[0].1, "the same start along the line");
+    }
+    // The exact layout follows the cursor: its left context starts further on each time.
+    let exact = live.completer();
+    let starts: Vec<usize> = [indent + 4, row.len()]
+        .iter()
+        .map(|&col| {
+            let query = query(&text, line as u32, col as u32);
+            let prompt = exact.prompt(&query, &[]);
+            query.left.len() - prompt.left.len()
+        })
+        .collect();
+    assert!(starts[1] > starts[0], "{starts:?}");
+}
+
+#[test]
+fn the_end_of_a_finished_line_gets_the_next_line_where_the_exact_answer_is_empty() {
+    let live = live();
+    let text = text();
+    let exact = live.completer();
+    let next_line = live.completer().with_next_line(true);
+    // Ends of code lines where the model, asked exactly, ends the line at once.
+    let mut tried = 0;
+    let mut checked = 0;
+    for (line, row) in text.split('\n').enumerate().skip(300) {
+        if checked == 2 || tried == 60 {
+            break;
+        }
+        if row.trim().is_empty() {
+            continue;
+        }
+        tried += 1;
+        let at = query(&text, line as u32, row.len() as u32);
+        let plain = live.complete(&exact, at.clone());
+        if !plain.raw_suggestion.trim().is_empty() {
+            continue;
+        }
+        let offered = live.complete(&next_line, at.clone()).suggestion;
+        // The exact answer at the start of the next line: what follows the newline.
+        let mut after = at;
+        after.left.push('\n');
+        let then = live.complete(&exact, after).suggestion;
+        if then.trim().is_empty() {
+            assert_eq!(offered, "", "{line}: a blank next line is no suggestion");
+            continue;
+        }
+        checked += 1;
+        assert_eq!(offered, format!("\n{then}"), "{line}");
+        assert_eq!(offered.matches('\n').count(), 1, "one line: {offered:?}");
+    }
+    assert_eq!(
+        checked, 2,
+        "two line ends with an empty exact answer in {tried}"
+    );
+}
