@@ -69,10 +69,6 @@ pub fn template_for(settings: &Settings, tokenizer: &dyn Tokenizer) -> Template 
         .unwrap_or_else(|| Template::detect(tokenizer))
 }
 
-/// A live prompt's cross-file block is kept while its chunks are among the best this many times
-/// `top_k` chunks retrieved.
-const STEADY_DEPTH: usize = 2;
-
 /// Completes with one backend, tokenizer and template.
 #[derive(Clone)]
 pub struct Completer {
@@ -131,9 +127,9 @@ impl Completer {
     }
 
     /// The same completer laying prompts out to stay the same while the user types (live
-    /// completion: [`Layout::Steady`]; retrieval at the start of the cursor's line, so the
-    /// chunks change only from line to line; and each file's last cross-file block kept while
-    /// retrieval returns all of it), or exactly as the benchmarks do (the default).
+    /// completion: [`Layout::Steady`], and each file's last cross-file block kept in its order
+    /// while retrieval still ranks its chunks best), or exactly as the benchmarks do (the
+    /// default).
     pub fn with_steady_prompts(mut self, steady: bool) -> Completer {
         self.steady = steady.then(|| self.steady.clone().unwrap_or_default());
         self
@@ -204,15 +200,10 @@ impl Completer {
         let (hits, prompt, query, retrieve_ms, prompt_ms) =
             tokio::task::spawn_blocking(move || {
                 let started = Instant::now();
+                let hits = retriever.retrieve(&snapshot, &query, top_k)?;
                 let hits = match &this.steady {
-                    // The last block is kept while its chunks are still among the best
-                    // `STEADY_DEPTH × top_k`; the others come from the best `top_k`.
-                    Some(steady) => {
-                        let depth = top_k.saturating_mul(STEADY_DEPTH);
-                        let hits = retriever.retrieve(&snapshot, &query.at_line_start(), depth)?;
-                        steady.order(&query.path, hits, top_k)
-                    }
-                    None => retriever.retrieve(&snapshot, &query, top_k)?,
+                    Some(steady) => steady.order(&query.path, hits),
+                    None => hits,
                 };
                 let retrieved = Instant::now();
                 let prompt = this.prompt(&query, &hits);

@@ -1,7 +1,8 @@
 //! What keeps a live prompt the same from one keystroke to the next, so that a kept KV cache
 //! (the embedded backend's, or llama-server's `cache_prompt`) holds most of it: the left context
 //! starts at coarse line steps ([`crate::prompt::Layout::Steady`]), and the cross-file block of
-//! the last prompt in the same file is kept while retrieval still returns every chunk of it.
+//! the last prompt in the same file is kept, in its order, while retrieval still ranks its chunks
+//! best.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -41,32 +42,32 @@ pub struct SteadyBlocks {
 }
 
 impl SteadyBlocks {
-    /// The `top_k` hits to lay out, from `ranked` (best first, possibly more than `top_k`): when
-    /// every chunk of `path`'s last block is among them, those first in the block's order, then
-    /// the best others; otherwise the best `top_k`.
-    pub fn order(&self, path: &str, mut ranked: Vec<Hit>, top_k: usize) -> Vec<Hit> {
+    /// `hits` (best first) in the order that keeps as much of `path`'s last block as it can: the
+    /// longest run of the block's first chunks that are all still among the best (as many as the
+    /// block had) comes first, in the block's order, then the other hits as ranked. The chunks are
+    /// the same as retrieved, only their order is kept: a chunk that now ranks above one of the
+    /// block's still goes in, after the kept run.
+    pub fn order(&self, path: &str, mut hits: Vec<Hit>) -> Vec<Hit> {
         let last = self.last.lock().unwrap_or_else(|e| e.into_inner());
-        let places: Option<Vec<usize>> = last.get(path).and_then(|block| {
-            block
-                .iter()
-                .map(|shown| ranked.iter().position(|hit| shown.is(hit)))
-                .collect()
-        });
-        drop(last);
-        let Some(places) = places.filter(|p| !p.is_empty()) else {
-            tracing::debug!(path, "a new cross-file block");
-            ranked.truncate(top_k);
-            return ranked;
+        let Some(block) = last.get(path) else {
+            return hits;
         };
-        let mut kept: Vec<Hit> = places.iter().map(|&at| ranked[at].clone()).collect();
-        let mut index = 0;
-        ranked.retain(|_| {
-            index += 1;
-            !places.contains(&(index - 1))
-        });
-        kept.extend(ranked);
-        kept.truncate(top_k.max(places.len()));
-        kept
+        let best = &hits[..block.len().min(hits.len())];
+        let kept = block
+            .iter()
+            .take_while(|shown| best.iter().any(|hit| shown.is(hit)))
+            .count();
+        if kept < block.len() {
+            tracing::debug!(path, kept, of = block.len(), "the cross-file block changes");
+        }
+        let mut ordered = Vec::with_capacity(hits.len());
+        for shown in &block[..kept] {
+            if let Some(at) = hits.iter().position(|hit| shown.is(hit)) {
+                ordered.push(hits.remove(at));
+            }
+        }
+        ordered.extend(hits);
+        ordered
     }
 
     /// Remembers `block`, the chunks a prompt in `path` showed.
@@ -98,46 +99,50 @@ mod tests {
     }
 
     #[test]
-    fn the_last_block_keeps_its_order_while_every_chunk_of_it_is_retrieved() {
+    fn the_last_block_keeps_its_order_as_far_as_its_chunks_are_still_the_best() {
         let steady = SteadyBlocks::default();
         let first = vec![hit("a", 1), hit("b", 2), hit("c", 3)];
         assert_eq!(
-            steady.order("m.py", first.clone(), 3),
+            steady.order("m.py", first.clone()),
             first,
             "nothing remembered"
         );
-        assert_eq!(
-            steady.order("m.py", first.clone(), 2),
-            first[..2],
-            "the best top k"
-        );
         steady.remember("m.py", &first[..2]);
-        let reranked = vec![
-            hit("d", 4),
-            hit("b", 2),
-            hit("c", 3),
-            hit("e", 5),
-            hit("a", 1),
-        ];
+        let reranked = vec![hit("b", 2), hit("a", 1), hit("d", 4)];
         assert_eq!(
-            names(&steady.order("m.py", reranked.clone(), 3)),
+            names(&steady.order("m.py", reranked.clone())),
             ["a:1", "b:2", "d:4"],
-            "the block's chunks, deeper than top k, then the best others"
+            "the block's chunks in its order, then the rest"
         );
         assert_eq!(
-            names(&steady.order("other.py", reranked.clone(), 3)),
-            names(&reranked[..3]),
+            names(&steady.order("other.py", reranked.clone())),
+            names(&reranked),
             "per file"
         );
-        let lost_one = vec![hit("b", 2), hit("c", 3), hit("d", 4)];
-        assert_eq!(steady.order("m.py", lost_one.clone(), 3), lost_one);
+        let outranked = vec![hit("d", 4), hit("a", 1), hit("b", 2)];
+        assert_eq!(
+            names(&steady.order("m.py", outranked)),
+            ["a:1", "d:4", "b:2"],
+            "`b` fell out of the best two: `a` is kept first, then the ranking"
+        );
+        let first_lost = vec![hit("b", 2), hit("c", 3), hit("a", 1)];
+        assert_eq!(
+            steady.order("m.py", first_lost.clone()),
+            first_lost,
+            "the block's first chunk is no longer among the best two"
+        );
         let mut edited = hit("a", 1);
         edited.text.push('!');
-        let changed = vec![hit("b", 2), edited];
+        let changed = vec![edited, hit("b", 2)];
         assert_eq!(
-            steady.order("m.py", changed.clone(), 3),
+            steady.order("m.py", changed.clone()),
             changed,
             "a chunk's text changed"
+        );
+        assert_eq!(
+            steady.order("m.py", vec![hit("a", 1)]),
+            [hit("a", 1)],
+            "fewer hits"
         );
     }
 }

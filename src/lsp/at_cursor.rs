@@ -94,7 +94,8 @@ pub async fn prepare(
     })
 }
 
-/// Completes at `cursor` with `retriever` (the settings' when `None`).
+/// Completes at `cursor` with `retriever` (the settings' when `None`; a named one, as
+/// `crossfile.compare` asks, lays the prompt out from its own ranking).
 pub async fn complete(
     cursor: &Cursor,
     engine: &Engine,
@@ -103,9 +104,15 @@ pub async fn complete(
 ) -> Result<Done, ServeError> {
     let started = Instant::now();
     let settings = &cursor.settings;
+    let explicit = retriever.is_some();
     let spec = retriever.unwrap_or(&settings.retrieve.retriever).clone();
     let retriever = cursor.folder.retriever(&spec, settings)?;
     let mut completer = cursor.folder.completer(settings, engine);
+    if explicit {
+        // Retrievers side by side: each one's own ranking, not the order a previous completion
+        // in the file left.
+        completer = completer.with_steady_prompts(false);
+    }
     if let Some(case) = &cursor.case {
         completer = completer_for(&completer, &case.case, None);
     }

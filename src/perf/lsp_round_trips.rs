@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::served::{self, SLOW, Served, file_uri, memory};
+use super::served::{self, CacheDir, SLOW, Served, file_uri, memory};
 use super::{ClientError, LspClient, PerfError, mean, ms, percentile};
 use crate::chunk::is_blank;
 use crate::config::Settings;
@@ -136,21 +136,9 @@ pub fn measure_lsp(
 ) -> Result<LspReport, PerfError> {
     let root = &params.workspace;
     let settings = &params.settings;
-    // Every backend counts tokens with the GGUF's vocabulary; the server is told where it is so
-    // a private cache dir never fetches it again.
-    let model = match &params.model {
-        Some(path) => path.clone(),
-        None => crate::model::resolve(
-            settings.model.path.as_deref(),
-            &settings.index.cache_dir,
-            fetching,
-        )?,
-    };
-    let temporary = tempfile::tempdir().map_err(PerfError::io("a temporary cache dir"))?;
-    let cache_dir = params
-        .cache_dir
-        .clone()
-        .unwrap_or_else(|| temporary.path().to_path_buf());
+    let model = served::model_file(params.model.as_deref(), settings, fetching)?;
+    let cache = CacheDir::new(params.cache_dir.as_deref())?;
+    let cache_dir = &cache.path;
     let mut model_options = json!({"path": model});
     if let Some(n_ctx) = params.n_ctx {
         model_options["n_ctx"] = json!(n_ctx);

@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::{ClientError, LspClient, PerfError, ms};
+use crate::config::Settings;
+use crate::index::Progress;
 use crate::memory::ProcessMemory;
 
 /// How long initializing, indexing, a model load and shutdown may take.
@@ -76,6 +78,47 @@ pub fn start(server: &Path, root: &Path, options: Value) -> Result<Served, PerfE
         index_s,
         indexed,
     })
+}
+
+/// The GGUF a measured server loads: `model`, else the settings' or the default model (fetched
+/// with `fetching` if it is missing). Every backend counts tokens with a GGUF's vocabulary, and a
+/// server told where it is never fetches it again into a private cache dir.
+pub fn model_file(
+    model: Option<&Path>,
+    settings: &Settings,
+    fetching: &Progress,
+) -> Result<std::path::PathBuf, PerfError> {
+    Ok(match model {
+        Some(path) => path.to_path_buf(),
+        None => crate::model::resolve(
+            settings.model.path.as_deref(),
+            &settings.index.cache_dir,
+            fetching,
+        )?,
+    })
+}
+
+/// Where a measured server keeps its index: the given directory, else a fresh temporary one
+/// (a cold index), removed when this is dropped.
+pub struct CacheDir {
+    pub path: std::path::PathBuf,
+    _temporary: Option<tempfile::TempDir>,
+}
+
+impl CacheDir {
+    pub fn new(given: Option<&Path>) -> Result<CacheDir, PerfError> {
+        if let Some(path) = given {
+            return Ok(CacheDir {
+                path: path.to_path_buf(),
+                _temporary: None,
+            });
+        }
+        let temporary = tempfile::tempdir().map_err(PerfError::io("a temporary cache dir"))?;
+        Ok(CacheDir {
+            path: temporary.path().to_path_buf(),
+            _temporary: Some(temporary),
+        })
+    }
 }
 
 /// A client error while waiting for `what`.

@@ -7,29 +7,9 @@ use std::process::Command;
 
 use serde_json::Value;
 
+use crate::perf_harness::WORKSPACE;
 use crate::servers::llama_server_binary;
 use crate::support::{Workspace, default_model};
-
-const WORKSPACE: &str = r#"
-//- shapes/area.py
-def rectangle_area(width, height):
-    return width * height
-
-
-def square_area(side):
-    return rectangle_area(side, side)
-//- shapes/volume.py
-from shapes.area import rectangle_area
-
-
-def box_volume(width, height, depth):
-    base = rectangle_area(width, height)
-    return base * depth
-
-
-def cube_volume(side):
-    return box_volume(side, side, side)
-"#;
 
 #[test]
 fn typing_is_measured_through_the_server_and_through_llama_server() {

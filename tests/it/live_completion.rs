@@ -1,6 +1,6 @@
 //! Live completion's layout on the real default model, a real index of click and BM25: the
-//! prompt stays the same while a person types along a line (the cross-file block and the left
-//! context's start), and at the end of a finished line the next line is suggested where the
+//! prompt stays the same while a person types along a line (the left context's start, and the
+//! cross-file block's order as far as retrieval still ranks its chunks best), and at the end of a finished line the next line is suggested where the
 //! exact layout answers an empty line.
 
 use std::sync::Arc;
@@ -86,7 +86,7 @@ fn query(text: &str, line: u32, col: u32) -> Query {
 }
 
 #[test]
-fn typing_along_a_line_keeps_the_block_and_the_start_of_a_live_prompt() {
+fn typing_along_a_line_keeps_the_start_and_the_block_order_of_a_live_prompt() {
     let live = live();
     let steady = live
         .completer()
@@ -108,15 +108,41 @@ fn typing_along_a_line_keeps_the_block_and_the_start_of_a_live_prompt() {
         let prompt = completion.prompt;
         assert!(prompt.tokens.total + 24 <= N_CTX, "{:?}", prompt.tokens);
         assert!(query.left.ends_with(&prompt.left));
-        prompts.push((prompt.crossfile, query.left.len() - prompt.left.len()));
+        // The same chunks as retrieval ranks them, only in another order.
+        let mut retrieved = live
+            .retriever
+            .retrieve(&live.index.snapshot(), &query, live.settings.retrieve.top_k)
+            .expect("retrieve");
+        let mut laid_out = completion.hits.clone();
+        for hits in [&mut retrieved, &mut laid_out] {
+            hits.sort_by(|a, b| (&a.path, a.lines.start).cmp(&(&b.path, b.lines.start)));
+        }
+        assert_eq!(laid_out, retrieved);
+        let block: Vec<String> = completion.hits[..prompt.hits_used]
+            .iter()
+            .map(|h| format!("{}:{}", h.path, h.lines.start))
+            .collect();
+        prompts.push((
+            block,
+            query.left.len() - prompt.left.len(),
+            prompt.crossfile,
+        ));
     }
     assert!(prompts.len() >= 4);
     assert!(prompts[0].1 > 0, "the left context is cut");
     assert!(!prompts[0].0.is_empty(), "a cross-file block");
-    for (block, start) in &prompts[1..] {
-        assert_eq!(block, &prompts[0].0, "the same block along the line");
-        assert_eq!(*start, prompts[0].1, "the same start along the line");
+    for pair in prompts.windows(2) {
+        let ((before, start, _), (after, then, _)) = (&pair[0], &pair[1]);
+        assert_eq!(start, then, "the same start along the line");
+        // The run of the last block's chunks still in the block stays first, in its order.
+        let kept = before.iter().take_while(|c| after.contains(c)).count();
+        assert_eq!(after[..kept], before[..kept], "{before:?} then {after:?}");
     }
+    let blocks: std::collections::HashSet<&String> = prompts.iter().map(|p| &p.2).collect();
+    assert!(
+        blocks.len() < prompts.len(),
+        "the block stays the same for a while"
+    );
     // The exact layout follows the cursor: its left context starts further on each time.
     let exact = live.completer();
     let starts: Vec<usize> = [indent + 4, row.len()]

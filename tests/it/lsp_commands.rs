@@ -108,12 +108,10 @@ fn live_edits_and_deletions_change_what_completions_retrieve() {
                                              "end": {"line": 0, "character": 0}},
                                    "text": "def frobnicate_widget_tokens(tokens, widget):\n    return [widget.frobnicate(t) for t in tokens]\n"}]}),
     );
+    // Retrieved now (the retriever ranks it first: `crossfile.compare` below); the completion
+    // keeps its last block's chunks that are still among the best first, so it may come later.
     let after = context_paths(&mut client, &root, demo, demo_text);
-    assert_eq!(
-        after.first().map(String::as_str),
-        Some(widgets),
-        "{after:?}"
-    );
+    assert!(after.iter().any(|p| p == widgets), "{after:?}");
 
     // A file deleted on disk leaves the index once the client says so.
     let gadget_text = "registry = assemble_gadget_registry(";

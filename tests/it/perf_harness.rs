@@ -10,7 +10,8 @@ use crossfile::progress::Progress;
 
 use crate::support::{Workspace, default_model};
 
-const WORKSPACE: &str = r#"
+/// A small workspace of three files that use each other (also typed into by `bench_typing`).
+pub(crate) const WORKSPACE: &str = r#"
 //- shapes/area.py
 def rectangle_area(width, height):
     return width * height

@@ -174,20 +174,10 @@ pub fn measure_typing(
         "{} places, {keystrokes} keystrokes each way",
         places.len()
     ));
-    let model = match &params.model {
-        Some(path) => path.clone(),
-        None => crate::model::resolve(
-            settings.model.path.as_deref(),
-            &settings.index.cache_dir,
-            fetching,
-        )?,
-    };
+    let model = served::model_file(params.model.as_deref(), settings, fetching)?;
     let n_ctx = params.n_ctx.unwrap_or(settings.model.n_ctx);
-    let temporary = tempfile::tempdir().map_err(PerfError::io("a temporary cache dir"))?;
-    let cache_dir = params
-        .cache_dir
-        .clone()
-        .unwrap_or_else(|| temporary.path().to_path_buf());
+    let cache = served::CacheDir::new(params.cache_dir.as_deref())?;
+    let cache_dir = &cache.path;
     let options = |backend: Value| {
         json!({
             "index": {"cache_dir": cache_dir},
