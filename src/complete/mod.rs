@@ -127,9 +127,10 @@ impl Completer {
     }
 
     /// The same completer laying prompts out to stay the same while the user types (live
-    /// completion: [`Layout::Steady`], and each file's last cross-file block kept in its order
-    /// while retrieval still ranks its chunks best), or exactly as the benchmarks do (the
-    /// default).
+    /// completion: [`Layout::Steady`]; retrieval at the start of the cursor's line, so the
+    /// chunks change from line to line, not at each keystroke; and each file's last cross-file
+    /// block kept in its order while retrieval still ranks its chunks best), or exactly as the
+    /// benchmarks do (the default).
     pub fn with_steady_prompts(mut self, steady: bool) -> Completer {
         self.steady = steady.then(|| self.steady.clone().unwrap_or_default());
         self
@@ -200,10 +201,12 @@ impl Completer {
         let (hits, prompt, query, retrieve_ms, prompt_ms) =
             tokio::task::spawn_blocking(move || {
                 let started = Instant::now();
-                let hits = retriever.retrieve(&snapshot, &query, top_k)?;
                 let hits = match &this.steady {
-                    Some(steady) => steady.order(&query.path, hits),
-                    None => hits,
+                    Some(steady) => steady.order(
+                        &query.path,
+                        retriever.retrieve(&snapshot, &query.at_line_start(), top_k)?,
+                    ),
+                    None => retriever.retrieve(&snapshot, &query, top_k)?,
                 };
                 let retrieved = Instant::now();
                 let prompt = this.prompt(&query, &hits);

@@ -48,6 +48,26 @@ impl Query {
         })
     }
 
+    /// The same query at the start of the cursor's line, what is typed on it so far moved to the
+    /// right context; the query itself when nothing but blanks comes before that line. Live
+    /// completion retrieves with it, so the chunks found stay the same while the user types
+    /// along a line.
+    pub fn at_line_start(&self) -> Query {
+        let start = self.left.rfind('\n').map_or(0, |i| i + 1);
+        if self.left[..start].trim().is_empty() {
+            return self.clone();
+        }
+        Query {
+            cursor: Position {
+                line: self.cursor.line,
+                col: 0,
+            },
+            left: self.left[..start].to_string(),
+            right: format!("{}{}", &self.left[start..], self.right),
+            ..self.clone()
+        }
+    }
+
     /// The lines of the query's own file that no hit may overlap: the cursor's line and the
     /// [`OWN_REGION_LINES`] lines before it.
     pub fn own_region(&self) -> Range<u32> {

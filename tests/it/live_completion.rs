@@ -108,10 +108,14 @@ fn typing_along_a_line_keeps_the_start_and_the_block_order_of_a_live_prompt() {
         let prompt = completion.prompt;
         assert!(prompt.tokens.total + 24 <= N_CTX, "{:?}", prompt.tokens);
         assert!(query.left.ends_with(&prompt.left));
-        // The same chunks as retrieval ranks them, only in another order.
+        // The same chunks as retrieval at the line's start ranks them, only in another order.
         let mut retrieved = live
             .retriever
-            .retrieve(&live.index.snapshot(), &query, live.settings.retrieve.top_k)
+            .retrieve(
+                &live.index.snapshot(),
+                &query.at_line_start(),
+                live.settings.retrieve.top_k,
+            )
             .expect("retrieve");
         let mut laid_out = completion.hits.clone();
         for hits in [&mut retrieved, &mut laid_out] {
