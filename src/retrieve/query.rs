@@ -64,7 +64,12 @@ impl Query {
             },
             left: self.left[..start].to_string(),
             right: format!("{}{}", &self.left[start..], self.right),
-            ..self.clone()
+            // Field by field: `..self.clone()` would copy the whole file's text once more on
+            // every keystroke only to drop it.
+            path: self.path.clone(),
+            language: self.language,
+            reference: self.reference.clone(),
+            provided: self.provided.clone(),
         }
     }
 
