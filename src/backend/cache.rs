@@ -75,7 +75,10 @@ impl Backend for CachedBackend {
             return Ok(hit);
         }
         let generation = self.inner.generate(request, cancel).await?;
-        self.store(request, &generation);
+        // A fallback's answer stands in for the prompt's only until the prompt is read.
+        if !generation.from_fallback {
+            self.store(request, &generation);
+        }
         Ok(generation)
     }
 }
@@ -116,6 +119,8 @@ mod tests {
             stop: vec![],
             reuse_kv: false,
             max_generate_ms: None,
+            fallback: None,
+            read_ahead: None,
         }
     }
 

@@ -99,6 +99,16 @@ pub struct GenerateRequest {
     /// Decoding stops after this many milliseconds (the prompt's reading not counted) and the
     /// text so far is the answer, whole characters only (`None`: no limit).
     pub max_generate_ms: Option<u64>,
+    /// Another prompt whose answer would do (live completion: the prompt with the cross-file
+    /// block of the last answer, when retrieval now gives another). A backend that holds it in
+    /// a kept KV cache while most of `prompt` is still to be read may answer from it at once,
+    /// and read `prompt` while no request waits, so that a later request finds it ready
+    /// ([`Generation::from_fallback`]). Others ignore it.
+    pub fallback: Option<String>,
+    /// A prompt a later request will likely ask for (live completion: this one with the left
+    /// context's start one step further). A backend with kept KV caches may read it while no
+    /// request waits; others ignore it.
+    pub read_ahead: Option<String>,
 }
 
 /// The two sides of a fill-in-the-middle request.
@@ -126,6 +136,9 @@ pub struct Generation {
     pub reused_tokens: Option<u32>,
     /// Decoding stopped at [`GenerateRequest::max_generate_ms`].
     pub out_of_time: bool,
+    /// The answer is [`GenerateRequest::fallback`]'s, not `prompt`'s (then `prompt_tokens` and
+    /// `reused_tokens` are the fallback's too).
+    pub from_fallback: bool,
 }
 
 /// A way of generating text.

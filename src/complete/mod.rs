@@ -198,7 +198,7 @@ impl Completer {
         cancel: &CancellationToken,
     ) -> Result<Completion, CompleteError> {
         let this = self.clone();
-        let (hits, prompt, query, retrieve_ms, prompt_ms) =
+        let (hits, prompt, fallback, read_ahead, query, retrieve_ms, prompt_ms) =
             tokio::task::spawn_blocking(move || {
                 let started = Instant::now();
                 let hits = match &this.steady {
@@ -210,13 +210,14 @@ impl Completer {
                 };
                 let retrieved = Instant::now();
                 let prompt = this.prompt(&query, &hits);
-                if let Some(steady) = &this.steady {
-                    steady.remember(&query.path, &hits[..prompt.hits_used.min(hits.len())]);
-                }
+                let fallback = this.fallback(&snapshot, &query, &prompt, &hits);
+                let read_ahead = this.read_ahead(&query, &hits, &prompt);
                 let retrieve_ms = ms(started, retrieved);
                 Ok::<_, CompleteError>((
                     hits,
                     prompt,
+                    fallback,
+                    read_ahead,
                     query,
                     retrieve_ms,
                     retrieved.elapsed().as_secs_f64() * 1e3,
@@ -225,12 +226,21 @@ impl Completer {
             .await
             .map_err(|e| CompleteError::Task(e.to_string()))??;
 
-        let request = self.request(&prompt);
+        let mut request = self.request(&prompt);
+        request.fallback = fallback.as_ref().map(|(_, prompt)| prompt.text.clone());
+        request.read_ahead = read_ahead;
         let started = Instant::now();
         let generation = bound_to_budget(
             self.backend.generate(&request, cancel).await?,
             self.budget.max_new_tokens,
         );
+        let (hits, prompt) = match fallback {
+            Some((old, fallback)) if generation.from_fallback => (old, fallback),
+            _ => (hits, prompt),
+        };
+        if let Some(steady) = &self.steady {
+            steady.remember(&query.path, &hits[..prompt.hits_used.min(hits.len())]);
+        }
         let mut generate_ms = started.elapsed().as_secs_f64() * 1e3;
 
         let started = Instant::now();
@@ -295,18 +305,64 @@ impl Completer {
         Ok(completion)
     }
 
+    /// When steady prompts meet a kept KV cache and retrieval's `block` for `query` replaces the
+    /// last answer's: that block and its prompt, an answer the backend may give at once while it
+    /// reads the new prompt ([`GenerateRequest::fallback`]).
+    fn fallback(
+        &self,
+        snapshot: &Snapshot,
+        query: &Query,
+        prompt: &Prompt,
+        hits: &[Hit],
+    ) -> Option<(Vec<Hit>, Prompt)> {
+        if !self.reuse_kv {
+            return None;
+        }
+        let block = &hits[..prompt.hits_used.min(hits.len())];
+        let old = self.steady.as_ref()?.replaced(&query.path, block)?;
+        // Only chunks the index still holds as they were: nothing from a deleted or edited file.
+        let current = |hit: &Hit| {
+            snapshot
+                .file(&hit.path)
+                .is_some_and(|file| file.text.contains(hit.text.as_str()))
+        };
+        if !old.iter().all(current) {
+            return None;
+        }
+        let fallback = self.prompt(query, &old);
+        // The same left context (a larger old block may cut it elsewhere, where no cache holds
+        // it), and the old block whole.
+        (fallback.hits_used == old.len() && fallback.left.len() == prompt.left.len())
+            .then_some((old, fallback))
+    }
+
+    /// When steady prompts meet a kept KV cache: `prompt` with its left context starting where
+    /// it will start next, for the backend to read while no request waits, so that the step
+    /// finds it ready ([`GenerateRequest::read_ahead`]).
+    fn read_ahead(&self, query: &Query, hits: &[Hit], prompt: &Prompt) -> Option<String> {
+        if !self.reuse_kv || self.steady.is_none() {
+            return None;
+        }
+        let next = self.prompt_laid_out(query, hits, Layout::SteadyNext);
+        (next.text != prompt.text).then_some(next.text)
+    }
+
     /// The prompt for `query` with `hits`, within the budget, laid out exactly or steadily.
     pub fn prompt(&self, query: &Query, hits: &[Hit]) -> Prompt {
+        let layout = if self.steady.is_some() {
+            Layout::Steady
+        } else {
+            Layout::Exact
+        };
+        self.prompt_laid_out(query, hits, layout)
+    }
+
+    fn prompt_laid_out(&self, query: &Query, hits: &[Hit], layout: Layout) -> Prompt {
         let input = PromptInput {
             language: query.language.unwrap_or(Language::Python),
             left: &query.left,
             right: &query.right,
             hits,
-        };
-        let layout = if self.steady.is_some() {
-            Layout::Steady
-        } else {
-            Layout::Exact
         };
         prompt::build_with(
             &input,
@@ -336,6 +392,8 @@ impl Completer {
             stop,
             reuse_kv: self.reuse_kv,
             max_generate_ms: self.max_generate_ms,
+            fallback: None,
+            read_ahead: None,
         }
     }
 }
@@ -390,6 +448,7 @@ mod tests {
             cached: false,
             reused_tokens: None,
             out_of_time: false,
+            from_fallback: false,
         }
     }
 

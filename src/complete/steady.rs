@@ -5,7 +5,6 @@
 //! best.
 
 use std::collections::HashMap;
-use std::ops::Range;
 use std::sync::Mutex;
 
 use crate::retrieve::Hit;
@@ -13,32 +12,15 @@ use crate::retrieve::Hit;
 /// Files whose last block is remembered; past this many, the memory starts over.
 const FILES: usize = 64;
 
-/// A chunk as the block shows it: where it is from and its text.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Shown {
-    path: String,
-    lines: Range<u32>,
-    text: String,
-}
-
-impl Shown {
-    fn of(hit: &Hit) -> Shown {
-        Shown {
-            path: hit.path.clone(),
-            lines: hit.lines.clone(),
-            text: hit.text.clone(),
-        }
-    }
-
-    fn is(&self, hit: &Hit) -> bool {
-        self.path == hit.path && self.lines == hit.lines && self.text == hit.text
-    }
+/// Whether two hits show the same chunk: where it is from and its text.
+fn same_chunk(a: &Hit, b: &Hit) -> bool {
+    a.path == b.path && a.lines == b.lines && a.text == b.text
 }
 
 /// The chunks of each file's last cross-file block, in their order.
 #[derive(Debug, Default)]
 pub struct SteadyBlocks {
-    last: Mutex<HashMap<String, Vec<Shown>>>,
+    last: Mutex<HashMap<String, Vec<Hit>>>,
 }
 
 impl SteadyBlocks {
@@ -55,14 +37,14 @@ impl SteadyBlocks {
         let best = &hits[..block.len().min(hits.len())];
         let kept = block
             .iter()
-            .take_while(|shown| best.iter().any(|hit| shown.is(hit)))
+            .take_while(|shown| best.iter().any(|hit| same_chunk(shown, hit)))
             .count();
         if kept < block.len() {
             tracing::debug!(path, kept, of = block.len(), "the cross-file block changes");
         }
         let mut ordered = Vec::with_capacity(hits.len());
         for shown in &block[..kept] {
-            if let Some(at) = hits.iter().position(|hit| shown.is(hit)) {
+            if let Some(at) = hits.iter().position(|hit| same_chunk(shown, hit)) {
                 ordered.push(hits.remove(at));
             }
         }
@@ -76,7 +58,16 @@ impl SteadyBlocks {
         if last.len() >= FILES && !last.contains_key(path) {
             last.clear();
         }
-        last.insert(path.to_string(), block.iter().map(Shown::of).collect());
+        last.insert(path.to_string(), block.to_vec());
+    }
+
+    /// `path`'s last block, if `block` shows other chunks or another order: what a prompt
+    /// showed before retrieval changed its mind, for an answer while the new prompt is read.
+    pub fn replaced(&self, path: &str, block: &[Hit]) -> Option<Vec<Hit>> {
+        let last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        let old = last.get(path)?;
+        let same = old.len() == block.len() && old.iter().zip(block).all(|(a, b)| same_chunk(a, b));
+        (!same).then(|| old.clone())
     }
 }
 
@@ -144,5 +135,20 @@ mod tests {
             [hit("a", 1)],
             "fewer hits"
         );
+    }
+
+    #[test]
+    fn a_replaced_block_is_given_back_for_an_answer_while_the_new_one_is_read() {
+        let steady = SteadyBlocks::default();
+        let block = vec![hit("a", 1), hit("b", 2)];
+        assert_eq!(steady.replaced("m.py", &block), None, "nothing remembered");
+        steady.remember("m.py", &block);
+        assert_eq!(steady.replaced("m.py", &block), None, "the same block");
+        let other = [hit("a", 1), hit("c", 3)];
+        assert_eq!(steady.replaced("m.py", &other), Some(block.clone()));
+        let reordered = [hit("b", 2), hit("a", 1)];
+        assert_eq!(steady.replaced("m.py", &reordered), Some(block.clone()));
+        assert_eq!(steady.replaced("m.py", &block[..1]), Some(block.clone()));
+        assert_eq!(steady.replaced("n.py", &other), None, "per file");
     }
 }

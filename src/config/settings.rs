@@ -98,7 +98,7 @@ impl Settings {
                 path: m.path,
                 n_ctx: m.n_ctx.unwrap_or(2048),
                 threads: m.threads.unwrap_or(cores),
-                kv_slots: m.kv_slots.unwrap_or(1),
+                kv_slots: m.kv_slots.unwrap_or(2),
                 kv_shift_min_span: m.kv_shift_min_span.unwrap_or(0),
                 tokenizer: m.tokenizer,
             },

@@ -70,7 +70,7 @@ pub async fn prepare(
         });
     }
     let index = tokio::select! {
-        index = folder.settled_index() => index?,
+        index = folder.index_at(&rel, buffer.as_deref(), position.line) => index?,
         () = cancel.cancelled() => return Err(ServeError::Cancelled),
     };
     let text = match buffer {

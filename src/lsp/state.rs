@@ -1,7 +1,7 @@
 //! What the server holds between messages: client settings, workspace folders (each with its open
 //! buffers and its index), the model, and the completion in flight per document.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
@@ -102,6 +102,8 @@ pub struct Folder {
     /// completion can wait for the edits made before it).
     queued: AtomicU64,
     applied: watch::Sender<u64>,
+    /// The queued paths the index does not hold yet, by their number in the queue.
+    pending: Mutex<BTreeMap<u64, String>>,
     /// Asks the index task to apply its queue now rather than after [`UPDATE_DELAY`].
     flush: Notify,
 }
@@ -284,6 +286,7 @@ impl Folder {
             dirty,
             queued: AtomicU64::new(0),
             applied,
+            pending: Mutex::new(BTreeMap::new()),
             flush: Notify::new(),
         });
         tokio::spawn(keep_current(Arc::downgrade(&folder), queue));
@@ -396,7 +399,9 @@ impl Folder {
 
     /// Queues `rel` for the index: its open buffer's text if it is open, else the disk's.
     pub fn touch(&self, rel: &str) {
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
         let number = self.queued.fetch_add(1, Ordering::SeqCst) + 1;
+        pending.insert(number, rel.to_string());
         let _ = self.dirty.send((rel.to_string(), number));
     }
 
@@ -414,6 +419,35 @@ impl Folder {
                 .map_err(|_| ServeError::FolderGone)?;
         }
         Ok(index)
+    }
+
+    /// The index for a completion at `line` of `rel`, whose buffer holds `text`: at once when
+    /// all it lacks of the queued edits is that line's (a keystroke's), which retrieval leaves
+    /// out anyway (the line lies in every query's own region), so typing does not commit the
+    /// index at each keystroke; else [`Folder::settled_index`].
+    pub async fn index_at(
+        &self,
+        rel: &str,
+        text: Option<&str>,
+        line: u32,
+    ) -> Result<Arc<Index>, ServeError> {
+        let index = self.ready_index().await?;
+        let only_this_file = self
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .all(|path| path == rel);
+        if let Some(text) = text
+            && only_this_file
+            && index
+                .snapshot()
+                .file(rel)
+                .is_some_and(|file| workspace::differ_at_most_in_line(&file.text, text, line))
+        {
+            return Ok(index);
+        }
+        self.settled_index().await
     }
 }
 
@@ -466,6 +500,9 @@ async fn keep_current(folder: Weak<Folder>, mut queue: mpsc::UnboundedReceiver<(
             tracing::error!("index update task failed: {e}");
         }
         if let Some(f) = folder.upgrade() {
+            let mut pending = f.pending.lock().unwrap_or_else(|e| e.into_inner());
+            *pending = pending.split_off(&(covered + 1));
+            drop(pending);
             f.applied.send_modify(|n| *n = (*n).max(covered));
         }
     }

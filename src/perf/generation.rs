@@ -162,6 +162,8 @@ pub fn measure_generation(params: &GenerationParams) -> Result<GenerationReport,
         stop: Vec::new(),
         reuse_kv: false,
         max_generate_ms: None,
+        fallback: None,
+        read_ahead: None,
     };
 
     // The server starts first so that the two sides alternate prompt by prompt: load on the

@@ -104,6 +104,9 @@ pub enum Layout {
     /// prompts share a long prefix (live completion). Where no such line comes before the
     /// cursor's line, as [`Layout::Exact`].
     Steady,
+    /// Where [`Layout::Steady`] will start next: one step further, if that line comes before
+    /// the cursor's line (else as `Steady`). Read ahead, it makes the step find its prompt ready.
+    SteadyNext,
 }
 
 /// The left context of a [`Layout::Steady`] prompt starts at a line whose number is a multiple
@@ -140,8 +143,16 @@ pub fn build_with(
         Fitted::EMPTY
     };
     let mut left = tail_within(input.left, rest.saturating_sub(right.tokens), tokenizer);
-    if layout == Layout::Steady {
-        left = steady_start(input.left, left, tokenizer);
+    match layout {
+        Layout::Exact => {}
+        Layout::Steady => left = steady_start(input.left, left, 0, tokenizer),
+        Layout::SteadyNext => {
+            let steady = steady_start(input.left, left, 0, tokenizer);
+            left = steady_start(input.left, left, 1, tokenizer);
+            if left.text.len() == input.left.len() {
+                left = steady;
+            }
+        }
     }
     let (text, total) = loop {
         let prefix = [block.text.as_str(), left.text].concat();
@@ -271,9 +282,14 @@ fn fit_block(
 }
 
 /// `fitted`, a suffix of `text`, started instead at the first line at or after its first whole
-/// line whose number is a multiple of [`STEADY_LINE_STEP`], if that line starts before `text`'s
-/// last line; `fitted` itself when it is all of `text`.
-fn steady_start<'t>(text: &'t str, fitted: Fitted<'t>, tokenizer: &dyn Tokenizer) -> Fitted<'t> {
+/// line whose number is a multiple of [`STEADY_LINE_STEP`] (`steps` more steps on), if that line
+/// starts before `text`'s last line; `fitted` itself when it is all of `text`.
+fn steady_start<'t>(
+    text: &'t str,
+    fitted: Fitted<'t>,
+    steps: usize,
+    tokenizer: &dyn Tokenizer,
+) -> Fitted<'t> {
     let cut = text.len() - fitted.text.len();
     if cut == 0 {
         return fitted;
@@ -284,7 +300,7 @@ fn steady_start<'t>(text: &'t str, fitted: Fitted<'t>, tokenizer: &dyn Tokenizer
     } else {
         lines_before + 1
     };
-    let line = first_whole.div_ceil(STEADY_LINE_STEP) * STEADY_LINE_STEP;
+    let line = (first_whole.div_ceil(STEADY_LINE_STEP) + steps) * STEADY_LINE_STEP;
     let last_line = text.matches('\n').count();
     if line == 0 || line > last_line {
         return fitted;

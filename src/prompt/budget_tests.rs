@@ -196,6 +196,7 @@ fn a_steady_left_context_keeps_its_start_while_the_user_types_on() {
     };
     // The cursor moves through lines 200..230, a character at a time.
     let mut starts = Vec::new();
+    let mut nexts = Vec::new();
     let mut previous: Option<String> = None;
     for end in (200 * 9..230 * 9).step_by(3) {
         let left = &file[..end];
@@ -224,6 +225,14 @@ fn a_steady_left_context_keeps_its_start_while_the_user_types_on() {
         );
         assert_eq!(line % STEADY_LINE_STEP, 0, "at line {line}");
         assert!(exact.left.len() - steady.left.len() < STEADY_LINE_STEP * 9 + 9);
+        let next = prompt(left, Layout::SteadyNext);
+        let next_start = left.len() - next.left.len();
+        assert_eq!(
+            left[..next_start].matches('\n').count(),
+            line + STEADY_LINE_STEP,
+            "read ahead one step further"
+        );
+        nexts.push(next_start);
         if let Some(previous) = &previous
             && starts.last() == Some(&start)
         {
@@ -237,7 +246,15 @@ fn a_steady_left_context_keeps_its_start_while_the_user_types_on() {
     }
     starts.dedup();
     assert_eq!(starts.len(), 2, "one step in 30 lines typed: {starts:?}");
+    assert_eq!(
+        nexts[0], starts[1],
+        "the step goes where the prompt was read ahead"
+    );
     // A left context that fits whole is the same either way.
     let short = &file[..90];
     assert_eq!(prompt(short, Layout::Steady), prompt(short, Layout::Exact));
+    assert_eq!(
+        prompt(short, Layout::SteadyNext),
+        prompt(short, Layout::Exact)
+    );
 }

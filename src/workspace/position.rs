@@ -22,6 +22,24 @@ pub fn offset_of(text: &str, position: Position) -> Option<usize> {
     (offset <= line_end && text.is_char_boundary(offset)).then_some(offset)
 }
 
+/// Whether `a` and `b` are the same text but for line `line` (0-based): the same lines before
+/// it and after it.
+pub fn differ_at_most_in_line(a: &str, b: &str, line: u32) -> bool {
+    let (a_before, a_after) = around_line(a, line);
+    let (b_before, b_after) = around_line(b, line);
+    a_before == b_before && a_after == b_after
+}
+
+/// The text before line `line` and after its end (its `\n` included in neither).
+fn around_line(text: &str, line: u32) -> (&str, &str) {
+    let start = text
+        .match_indices('\n')
+        .nth((line as usize).wrapping_sub(1))
+        .map_or(if line == 0 { 0 } else { text.len() }, |(i, _)| i + 1);
+    let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    (&text[..start], &text[end..])
+}
+
 /// Converts a 1-based `line` and 1-based `col` counted in characters (Unicode scalar values) to
 /// an engine position. The column may be one past the line's last character (end of line).
 /// Errors name `path`, the line and the column.
@@ -66,6 +84,36 @@ pub fn position_from_chars(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn texts_that_differ_only_in_one_line() {
+        let before = "a\nbc\nd\n";
+        assert!(differ_at_most_in_line(before, "a\nbcX\nd\n", 1));
+        assert!(differ_at_most_in_line(before, "a\n\nd\n", 1));
+        assert!(differ_at_most_in_line(before, before, 0));
+        assert!(
+            !differ_at_most_in_line(before, "a\nbcX\nd\n", 0),
+            "another line"
+        );
+        assert!(
+            !differ_at_most_in_line(before, "a\nb\nc\nd\n", 1),
+            "a new line"
+        );
+        assert!(
+            !differ_at_most_in_line(before, "a\nbc\nd\n\n", 1),
+            "a line at the end"
+        );
+        assert!(differ_at_most_in_line("x", "xyz", 0), "the only line");
+        assert!(
+            differ_at_most_in_line("a\n", "a\nb", 1),
+            "the last, empty line"
+        );
+        assert!(
+            !differ_at_most_in_line("a", "ab", 5),
+            "past the end: only equal texts"
+        );
+        assert!(differ_at_most_in_line("a", "a", 5));
+    }
 
     #[test]
     fn character_columns_become_byte_columns() {

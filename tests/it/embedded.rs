@@ -43,6 +43,8 @@ pub(super) fn request(prompt: &str, max_tokens: u32, stop: &[&str]) -> GenerateR
         stop: stop.iter().map(|s| s.to_string()).collect(),
         reuse_kv: false,
         max_generate_ms: None,
+        fallback: None,
+        read_ahead: None,
     }
 }
 

@@ -275,3 +275,85 @@ fn a_time_budget_cuts_decoding_and_keeps_what_was_generated() {
     );
     assert!(!cut.text.contains('\u{fffd}'), "{cut:?}");
 }
+
+/// Asks `backend` for `prompt`, live, with `fallback` as the prompt whose answer would also do.
+fn with_fallback(backend: &EmbeddedBackend, prompt: &str, fallback: &str) -> Generation {
+    let asked = GenerateRequest {
+        fallback: Some(fallback.into()),
+        ..request(prompt, true)
+    };
+    runtime()
+        .block_on(backend.generate(&asked, &CancellationToken::new()))
+        .expect("generate")
+}
+
+/// Retrieval gave a new cross-file block: the new prompt is cold, the last one warm. The warm
+/// one answers at once (a fresh context's answer for it), the new one is read while nothing is
+/// asked, and once it is ready it answers itself, as a fresh context would.
+#[test]
+fn a_cold_prompt_is_answered_from_its_warm_fallback_while_it_is_read_ahead() {
+    let body = lines("core.py", 1180, 1215);
+    let old = format!(
+        "# src/click/parser.py\n{}{body}",
+        lines("parser.py", 200, 215)
+    );
+    let new = format!(
+        "# src/click/termui.py\n{}{body}",
+        lines("termui.py", 100, 115)
+    );
+    let kept = backend(2);
+    generate(&kept, &old, true);
+
+    let answered = with_fallback(&kept, &new, &old);
+    let fresh_old = cold(&old);
+    assert!(answered.from_fallback, "{answered:?}");
+    assert_eq!(
+        (answered.text.as_str(), answered.prompt_tokens),
+        (fresh_old.text.as_str(), fresh_old.prompt_tokens)
+    );
+
+    // Asked again until the new prompt is ready; each answer in between is the fallback's.
+    let started = std::time::Instant::now();
+    let ready = loop {
+        std::thread::sleep(Duration::from_millis(500));
+        let answer = with_fallback(&kept, &new, &old);
+        if !answer.from_fallback {
+            break answer;
+        }
+        assert_eq!(answer.text, fresh_old.text);
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "never read ahead"
+        );
+    };
+    let fresh_new = cold(&new);
+    eprintln!(
+        "read ahead in {:.1} s: reused {:?} of {:?}",
+        started.elapsed().as_secs_f64(),
+        ready.reused_tokens,
+        ready.prompt_tokens
+    );
+    let (reused, total) = (
+        ready.reused_tokens.unwrap_or(0),
+        ready.prompt_tokens.unwrap_or(0),
+    );
+    assert!(
+        reused + EmbeddedBackend::KV_BLOCK as u32 >= total,
+        "{ready:?}"
+    );
+    assert_eq!(
+        ready.text, fresh_new.text,
+        "read ahead in blocks, as exact as any live read"
+    );
+    assert_ne!(
+        fresh_new.text, fresh_old.text,
+        "the two prompts must be told apart"
+    );
+
+    // One slot cannot keep the fallback and read the prompt: the prompt itself is read.
+    let single = backend(1);
+    generate(&single, &old, true);
+    let answer = with_fallback(&single, &new, &old);
+    assert!(!answer.from_fallback, "{answer:?}");
+    assert_eq!(answer.text, fresh_new.text);
+}

@@ -200,3 +200,74 @@ fn the_end_of_a_finished_line_gets_the_next_line_where_the_exact_answer_is_empty
         "two line ends with an empty exact answer in {tried}"
     );
 }
+
+fn block(completion: &crossfile::complete::Completion) -> Vec<String> {
+    completion.hits[..completion.prompt.hits_used]
+        .iter()
+        .map(|h| format!("{}:{}", h.path, h.lines.start))
+        .collect()
+}
+
+/// Line after line, retrieval at each line's start gives a new cross-file block now and then.
+/// The kept context holds the last block's prompt: the first answer after the change is laid out
+/// with the last block (at once), while the new block's prompt is read; asked again once it is,
+/// the answer shows retrieval's block.
+#[test]
+fn a_new_cross_file_block_answers_from_the_last_one_until_it_is_read() {
+    let live = live();
+    let steady = live
+        .completer()
+        .with_kv_reuse(true)
+        .with_steady_prompts(true);
+    let text = text();
+    let mut last: Option<Vec<String>> = None;
+    for (line, row) in text.split('\n').enumerate().skip(1200).take(120) {
+        if row.trim().is_empty() {
+            continue;
+        }
+        let indent = row.len() - row.trim_start().len();
+        let at = query(&text, line as u32, indent as u32);
+        let completion = live.complete(&steady, at.clone());
+        if !completion.generation.from_fallback {
+            last = Some(block(&completion));
+            continue;
+        }
+        let shown = block(&completion);
+        assert_eq!(
+            Some(&shown),
+            last.as_ref(),
+            "{line}: the last answer's block"
+        );
+        assert!(
+            at.left.ends_with(&completion.prompt.left),
+            "{line}: this cursor's left"
+        );
+        assert!(completion.prompt.text.contains(&completion.prompt.left));
+        let started = std::time::Instant::now();
+        let ready = loop {
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            let again = live.complete(&steady, at.clone());
+            if !again.generation.from_fallback {
+                break again;
+            }
+            assert!(started.elapsed().as_secs() < 60, "{line}: never read");
+        };
+        let mut retrieved = live
+            .retriever
+            .retrieve(
+                &live.index.snapshot(),
+                &at.at_line_start(),
+                live.settings.retrieve.top_k,
+            )
+            .expect("retrieve");
+        retrieved.truncate(ready.prompt.hits_used);
+        let mut laid_out = ready.hits[..ready.prompt.hits_used].to_vec();
+        for hits in [&mut retrieved, &mut laid_out] {
+            hits.sort_by(|a, b| (&a.path, a.lines.start).cmp(&(&b.path, b.lines.start)));
+        }
+        assert_eq!(laid_out, retrieved, "{line}: retrieval's block once read");
+        assert_ne!(block(&ready), shown);
+        return;
+    }
+    panic!("no line in 120 changed the block");
+}

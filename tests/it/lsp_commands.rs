@@ -109,8 +109,16 @@ fn live_edits_and_deletions_change_what_completions_retrieve() {
                                    "text": "def frobnicate_widget_tokens(tokens, widget):\n    return [widget.frobnicate(t) for t in tokens]\n"}]}),
     );
     // Retrieved now (the retriever ranks it first: `crossfile.compare` below); the completion
-    // keeps its last block's chunks that are still among the best first, so it may come later.
-    let after = context_paths(&mut client, &root, demo, demo_text);
+    // keeps its last block's chunks that are still among the best first, so it may come later,
+    // and while the new prompt is read an answer may still come from the last block's.
+    let started = std::time::Instant::now();
+    let after = loop {
+        let after = context_paths(&mut client, &root, demo, demo_text);
+        if after.iter().any(|p| p == widgets) || started.elapsed().as_secs() > 60 {
+            break after;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    };
     assert!(after.iter().any(|p| p == widgets), "{after:?}");
 
     // A file deleted on disk leaves the index once the client says so.

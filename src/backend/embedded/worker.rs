@@ -81,21 +81,41 @@ impl Worker {
     }
 }
 
-/// Runs jobs until every handle is dropped. A panic in a decode empties the pool (its contexts'
-/// state is unknown) and is answered as an error; the thread goes on.
+/// Runs jobs until every handle is dropped. Between jobs, a prompt left to read ahead
+/// ([`Prefill`]) is read a block at a time, each block only while no job waits. A panic in a
+/// decode empties the pool (its contexts' state is unknown) and is answered as an error; the
+/// thread goes on.
 fn serve(model: &LlamaModel, config: &WorkerConfig, jobs: &mpsc::Receiver<Job>) {
     let mut pool = Pool {
         model,
         config,
         slots: Vec::new(),
         clock: 0,
+        prefill: None,
     };
-    while let Ok(job) = jobs.recv() {
+    loop {
+        let job = if pool.prefill.is_some() {
+            match jobs.try_recv() {
+                Ok(job) => job,
+                Err(mpsc::TryRecvError::Empty) => {
+                    if catch_unwind(AssertUnwindSafe(|| pool.prefill_step())).is_err() {
+                        pool.reset();
+                    }
+                    continue;
+                }
+                Err(mpsc::TryRecvError::Disconnected) => return,
+            }
+        } else {
+            match jobs.recv() {
+                Ok(job) => job,
+                Err(_) => return,
+            }
+        };
         let outcome = if job.cancel.is_cancelled() {
             Err(BackendError::Cancelled)
         } else {
             catch_unwind(AssertUnwindSafe(|| pool.generate(&job))).unwrap_or_else(|_| {
-                pool.slots.clear();
+                pool.reset();
                 Err(pool.error("the decode panicked".into()))
             })
         };
@@ -123,34 +143,36 @@ impl Slot<'_> {
     }
 }
 
+/// A prompt to read into a kept context while no request waits: a live request's own prompt,
+/// when its answer came from its warm fallback instead or when it had much to read (and may be
+/// cancelled); else what it asked to read ahead ([`GenerateRequest::read_ahead`]).
+struct Prefill {
+    tokens: Vec<LlamaToken>,
+    /// The slot that answered (from the fallback, or the prompt that reads ahead): left as it
+    /// is, for the requests that follow. `None` when the prompt is a cancelled request's own,
+    /// read on in its slot.
+    spare: Option<usize>,
+}
+
+/// A fallback answers in a live prompt's place when it has at most this many tokens left to
+/// read (about a third of a second on two cores) and the prompt at least this many more.
+const FALLBACK_GAIN: usize = 4 * reuse::BLOCK;
+
 /// The kept contexts.
 struct Pool<'m> {
     model: &'m LlamaModel,
     config: &'m WorkerConfig,
     slots: Vec<Slot<'m>>,
     clock: u64,
+    prefill: Option<Prefill>,
 }
 
 impl<'m> Pool<'m> {
     fn generate(&mut self, job: &Job) -> Result<Generation, BackendError> {
         let request = &job.request;
-        let prompt = request.prompt.as_bytes();
-        if i32::try_from(prompt.len()).is_err() {
-            return Err(self.error(format!("the prompt is {} bytes", prompt.len())));
-        }
-        // The model's own rule for BOS, and special tokens in templates parsed as such: what
-        // llama.cpp's server does with a prompt.
-        let tokens = self.model.vocab().tokenize(prompt, true, true);
+        let tokens = self.tokenize(&request.prompt)?;
         let max_tokens = request.max_tokens;
-        let needed = tokens.len() as u64 + u64::from(max_tokens);
-        if needed > u64::from(self.config.n_ctx) {
-            return Err(self.error(format!(
-                "the prompt has {} tokens and max_tokens is {max_tokens}: {needed} tokens do not \
-                 fit the context of {} (model.n_ctx); the prompt is never truncated",
-                tokens.len(),
-                self.config.n_ctx
-            )));
-        }
+        self.check_fits(tokens.len(), max_tokens)?;
         let mut generation = Generation {
             prompt_tokens: Some(u32::try_from(tokens.len()).unwrap_or(u32::MAX)),
             generated_tokens: Some(0),
@@ -164,17 +186,79 @@ impl<'m> Pool<'m> {
             // An exact answer: a fresh context of its own, dropped after it (its KV was read in
             // batch-sized chunks, which no live prompt could keep exactly).
             let mut slot = self.new_slot(false)?;
-            let (config, model) = (self.config, self.model);
             let decode = Decode {
                 slot: &mut slot,
-                config,
-                model,
-                job,
+                config: self.config,
+                model: self.model,
+                live: false,
             };
-            decode.run(&tokens, &reuse::Plan::default(), &mut generation)?;
+            decode.run(&tokens, &reuse::Plan::default(), job, &mut generation)?;
             return Ok(generation);
         }
-        let (at, plan) = self.slot_for(&tokens)?;
+        if let Some(fallback) = &request.fallback {
+            let fallback = self.tokenize(fallback)?;
+            if !fallback.is_empty()
+                && self.check_fits(fallback.len(), max_tokens).is_ok()
+                && let Some((at, plan)) = self.warm_fallback(&tokens, &fallback)
+            {
+                tracing::debug!(
+                    prompt_tokens = tokens.len(),
+                    fallback_tokens = fallback.len(),
+                    "answered from the fallback; the prompt is read ahead"
+                );
+                generation.from_fallback = true;
+                generation.prompt_tokens = Some(u32::try_from(fallback.len()).unwrap_or(u32::MAX));
+                self.prefill = Some(Prefill {
+                    tokens,
+                    spare: Some(at),
+                });
+                return self.run_in(at, &fallback, &plan, job, generation);
+            }
+        }
+        let mut chosen = self.slot_for(&tokens, None)?;
+        let spare = self.prefill.as_ref().and_then(|p| p.spare);
+        if tokens.len() - chosen.1.reused() > FALLBACK_GAIN && spare == Some(chosen.0) {
+            // A long read does not go over the warm fallback a later request may still want.
+            chosen = self.slot_for(&tokens, spare)?;
+        }
+        let (at, plan) = chosen;
+        tracing::debug!(
+            slot = at,
+            reused = plan.reused(),
+            prompt_tokens = tokens.len(),
+            "live read"
+        );
+        if tokens.len() - plan.reused() > FALLBACK_GAIN {
+            // A long read: if a newer keystroke cancels it, what is left of it is read while no
+            // request waits, rather than anything else.
+            self.prefill = Some(Prefill {
+                tokens: tokens.clone(),
+                spare: None,
+            });
+        } else if self.prefill.as_ref().is_none_or(|p| p.spare != Some(at)) {
+            // Reading ahead for this slot's document goes on; anything else is stale.
+            self.prefill = match &request.read_ahead {
+                Some(ahead) => Some(self.tokenize(ahead)?)
+                    .filter(|ahead| self.check_fits(ahead.len(), max_tokens).is_ok())
+                    .map(|tokens| Prefill {
+                        tokens,
+                        spare: Some(at),
+                    }),
+                None => None,
+            };
+        }
+        self.run_in(at, &tokens, &plan, job, generation)
+    }
+
+    /// Answers `job` from `tokens` read into slot `at` after `plan`.
+    fn run_in(
+        &mut self,
+        at: usize,
+        tokens: &[LlamaToken],
+        plan: &reuse::Plan,
+        job: &Job,
+        mut generation: Generation,
+    ) -> Result<Generation, BackendError> {
         self.clock += 1;
         let (clock, config, model) = (self.clock, self.config, self.model);
         let slot = &mut self.slots[at];
@@ -183,9 +267,9 @@ impl<'m> Pool<'m> {
             slot,
             config,
             model,
-            job,
+            live: true,
         }
-        .run(&tokens, &plan, &mut generation);
+        .run(tokens, plan, job, &mut generation);
         match outcome {
             Ok(()) => Ok(generation),
             Err(BackendError::Cancelled) => Err(BackendError::Cancelled),
@@ -197,25 +281,134 @@ impl<'m> Pool<'m> {
         }
     }
 
-    /// The slot for a live prompt and what of its cache to keep: the slot that keeps the most
-    /// (the most recently used of equals), else a new one while there is room, else the least
-    /// recently used, emptied.
-    fn slot_for(&mut self, tokens: &[LlamaToken]) -> Result<(usize, reuse::Plan), BackendError> {
+    /// The model's tokens of `text`, with its own rule for BOS and special tokens in templates
+    /// parsed as such: what llama.cpp's server does with a prompt.
+    fn tokenize(&self, text: &str) -> Result<Vec<LlamaToken>, BackendError> {
+        if i32::try_from(text.len()).is_err() {
+            return Err(self.error(format!("the prompt is {} bytes", text.len())));
+        }
+        Ok(self.model.vocab().tokenize(text.as_bytes(), true, true))
+    }
+
+    fn check_fits(&self, prompt_tokens: usize, max_tokens: u32) -> Result<(), BackendError> {
+        let needed = prompt_tokens as u64 + u64::from(max_tokens);
+        if needed > u64::from(self.config.n_ctx) {
+            return Err(self.error(format!(
+                "the prompt has {prompt_tokens} tokens and max_tokens is {max_tokens}: {needed} \
+                 tokens do not fit the context of {} (model.n_ctx); the prompt is never truncated",
+                self.config.n_ctx
+            )));
+        }
+        Ok(())
+    }
+
+    /// The slot and plan to answer from `fallback` instead of `tokens`: when a kept slot holds a
+    /// real share of it, leaving little to read, and `tokens` would leave much more
+    /// ([`FALLBACK_GAIN`]).
+    /// Never with a single slot: reading ahead needs another.
+    fn warm_fallback(
+        &self,
+        tokens: &[LlamaToken],
+        fallback: &[LlamaToken],
+    ) -> Option<(usize, reuse::Plan)> {
+        if self.config.slots < 2 {
+            return None;
+        }
+        let (at, plan) = self.best_kept(fallback, None)?;
+        if plan.reused() < reuse::BLOCK {
+            return None;
+        }
+        let own = self.best_kept(tokens, None).map_or(0, |(_, p)| p.reused());
+        let (left, fallback_left) = (tokens.len() - own, fallback.len() - plan.reused());
+        (fallback_left <= FALLBACK_GAIN && left >= fallback_left + FALLBACK_GAIN)
+            .then_some((at, plan))
+    }
+
+    /// Reads one more block of the prompt left to read ahead, in a slot other than the
+    /// fallback's; done when every whole block before its last token is held.
+    fn prefill_step(&mut self) {
+        let Some(prefill) = self.prefill.take() else {
+            return;
+        };
+        let end = prefill.tokens.len().saturating_sub(1) / reuse::BLOCK * reuse::BLOCK;
+        let at = match self.best_kept(&prefill.tokens, prefill.spare) {
+            Some((at, plan)) if plan.reused() >= reuse::BLOCK => at,
+            _ if self.slots.len() < self.config.slots => match self.new_slot(true) {
+                Ok(slot) => {
+                    self.slots.push(slot);
+                    self.slots.len() - 1
+                }
+                Err(e) => {
+                    tracing::warn!("reading ahead: {e}");
+                    return;
+                }
+            },
+            _ => match self.least_recently_used(prefill.spare) {
+                Some(at) => {
+                    self.slots[at].empty();
+                    at
+                }
+                None => return,
+            },
+        };
+        let slot = &self.slots[at];
+        let plan = reuse::choose(&slot.tokens, slot.whole, &prefill.tokens, 0);
+        if plan.reused() >= end {
+            return;
+        }
+        self.clock += 1;
+        let (clock, config, model) = (self.clock, self.config, self.model);
+        let slot = &mut self.slots[at];
+        slot.used = clock;
+        let block = plan.reused()..(plan.reused() / reuse::BLOCK + 1) * reuse::BLOCK;
+        let read = Decode {
+            slot,
+            config,
+            model,
+            live: true,
+        }
+        .read_ahead(&prefill.tokens, &plan, block);
+        match read {
+            Ok(()) => self.prefill = Some(prefill),
+            Err(e) => {
+                tracing::warn!("reading ahead: {e}");
+                self.slots[at].empty();
+            }
+        }
+    }
+
+    /// The kept slot (other than `except`) that keeps most of `tokens`, the most recently used
+    /// of equals, and its plan.
+    fn best_kept(
+        &self,
+        tokens: &[LlamaToken],
+        except: Option<usize>,
+    ) -> Option<(usize, reuse::Plan)> {
         let shift_min_span = self.config.shift_min_span;
-        let best = self
-            .slots
+        self.slots
             .iter()
             .enumerate()
+            .filter(|(i, _)| Some(*i) != except)
             .map(|(i, slot)| {
                 (
                     i,
                     reuse::choose(&slot.tokens, slot.whole, tokens, shift_min_span),
                 )
             })
-            .max_by_key(|(i, plan)| (plan.reused(), self.slots[*i].used));
+            .max_by_key(|(i, plan)| (plan.reused(), self.slots[*i].used))
+    }
+
+    /// The slot for a live prompt (other than `except`) and what of its cache to keep: the slot
+    /// that keeps the most (the most recently used of equals), else a new one while there is
+    /// room, else the least recently used, emptied.
+    fn slot_for(
+        &mut self,
+        tokens: &[LlamaToken],
+        except: Option<usize>,
+    ) -> Result<(usize, reuse::Plan), BackendError> {
         // A slot is reused for a real share of the prompt, not for a common first token that
         // would cost another document its cache.
-        if let Some((i, plan)) = best
+        if let Some((i, plan)) = self.best_kept(tokens, except)
             && plan.reused() >= reuse::BLOCK.min(tokens.len() - 1).max(1)
         {
             return Ok((i, plan));
@@ -224,17 +417,28 @@ impl<'m> Pool<'m> {
             self.slots.push(self.new_slot(true)?);
             return Ok((self.slots.len() - 1, reuse::Plan::default()));
         }
-        let i = self.least_recently_used();
+        let i = self
+            .least_recently_used(except)
+            .or_else(|| self.least_recently_used(None))
+            .unwrap_or(0);
         self.slots[i].empty();
         Ok((i, reuse::Plan::default()))
     }
 
-    fn least_recently_used(&self) -> usize {
+    /// The least recently used slot other than `except`.
+    fn least_recently_used(&self, except: Option<usize>) -> Option<usize> {
         self.slots
             .iter()
             .enumerate()
+            .filter(|(i, _)| Some(*i) != except)
             .min_by_key(|(_, slot)| slot.used)
-            .map_or(0, |(i, _)| i)
+            .map(|(i, _)| i)
+    }
+
+    /// Forgets every kept context (after a panic, their state is unknown).
+    fn reset(&mut self) {
+        self.slots.clear();
+        self.prefill = None;
     }
 
     /// A context: a live one reads prompts in blocks ([`reuse::BLOCK`], so its compute buffers
@@ -278,28 +482,76 @@ struct Decode<'s, 'm> {
     slot: &'s mut Slot<'m>,
     config: &'s WorkerConfig,
     model: &'m LlamaModel,
-    job: &'s Job,
+    /// A kept context, read in blocks; else a fresh one, read in batches.
+    live: bool,
 }
 
 impl Decode<'_, '_> {
-    fn run(
+    /// Cuts the cache to `plan` and reads `range` of the prompt, block by block, without
+    /// logits: reading ahead, in a kept context.
+    fn read_ahead(
         mut self,
         tokens: &[LlamaToken],
         plan: &reuse::Plan,
-        generation: &mut Generation,
+        range: std::ops::Range<usize>,
     ) -> Result<(), BackendError> {
-        let cancel = &self.job.cancel;
-        let live = self.job.request.reuse_kv;
+        let exact = self.prepare(plan)?;
+        let mut batch = LlamaBatch::new(reuse::BLOCK, 1);
+        for chunk in reuse::blocks(range) {
+            batch.clear();
+            for at in chunk.clone() {
+                self.add(&mut batch, tokens[at], at, false)?;
+            }
+            self.decode_chunk(&mut batch, tokens, chunk, exact)?;
+        }
+        Ok(())
+    }
+
+    /// Cuts and shifts the cache to what `plan` keeps and records what stays evaluated in whole
+    /// blocks: an exact plan's prefix; a shifted plan's prefix up to its last whole block
+    /// (nothing after a shifted run is exact). Whether the plan was exact.
+    fn prepare(&mut self, plan: &reuse::Plan) -> Result<bool, BackendError> {
         let exact = plan.is_exact(self.slot.whole);
         let reused = self.keep(plan)?;
-        generation.reused_tokens = Some(u32::try_from(reused).unwrap_or(u32::MAX));
-        // What stays evaluated in whole blocks: an exact plan's prefix; a shifted plan's prefix
-        // up to its last whole block (nothing after a shifted run is exact).
         self.slot.whole = if exact {
             reused
         } else {
             plan.prefix.min(self.slot.whole) / reuse::BLOCK * reuse::BLOCK
         };
+        Ok(exact)
+    }
+
+    /// Decodes `batch`, which holds `chunk` of the prompt, and records it in the slot.
+    fn decode_chunk(
+        &mut self,
+        batch: &mut LlamaBatch,
+        tokens: &[LlamaToken],
+        chunk: std::ops::Range<usize>,
+        exact: bool,
+    ) -> Result<(), BackendError> {
+        self.slot
+            .ctx
+            .decode(batch)
+            .map_err(|e| self.error(format!("decoding the prompt: {e}")))?;
+        self.slot.tokens.extend_from_slice(&tokens[chunk.clone()]);
+        if self.live && exact && chunk.end.is_multiple_of(reuse::BLOCK) {
+            self.slot.whole = chunk.end;
+        }
+        Ok(())
+    }
+
+    fn run(
+        mut self,
+        tokens: &[LlamaToken],
+        plan: &reuse::Plan,
+        job: &Job,
+        generation: &mut Generation,
+    ) -> Result<(), BackendError> {
+        let cancel = &job.cancel;
+        let live = self.live;
+        let exact = self.prepare(plan)?;
+        let reused = self.slot.tokens.len();
+        generation.reused_tokens = Some(u32::try_from(reused).unwrap_or(u32::MAX));
 
         // Live completion reads the prompt in aligned blocks, so a later prompt can keep them;
         // an exact request (a fresh context) in chunks as large as a batch, as it always has.
@@ -329,25 +581,17 @@ impl Decode<'_, '_> {
             for at in chunk.clone() {
                 self.add(&mut batch, tokens[at], at, at == last)?;
             }
-            self.slot
-                .ctx
-                .decode(&mut batch)
-                .map_err(|e| self.error(format!("decoding the prompt: {e}")))?;
-            self.slot.tokens.extend_from_slice(&tokens[chunk.clone()]);
-            if live && exact && chunk.end.is_multiple_of(reuse::BLOCK) {
-                self.slot.whole = chunk.end;
-            }
+            self.decode_chunk(&mut batch, tokens, chunk, exact)?;
         }
         generation.prompt_ms = Some(ms(prompt_start));
 
         let vocab = self.model.vocab();
         let generate_start = Instant::now();
-        let mut text = Text::new(&self.job.request.stop);
-        let max_tokens = self.job.request.max_tokens;
+        let mut text = Text::new(&job.request.stop);
+        let max_tokens = job.request.max_tokens;
         let mut generated = 0u32;
         let mut piece = Vec::new();
-        let deadline = self
-            .job
+        let deadline = job
             .request
             .max_generate_ms
             .map(|ms| generate_start + std::time::Duration::from_millis(ms));
@@ -361,7 +605,7 @@ impl Decode<'_, '_> {
             }
             let token = argmax(self.slot.ctx.get_logits_ith(batch.n_tokens() - 1));
             if generated == 0 {
-                generation.first_token_ms = Some(ms(self.job.start));
+                generation.first_token_ms = Some(ms(job.start));
             }
             // End of generation, or any other control token: no code contains one.
             if vocab.is_eog(token) || vocab.is_control(token) {

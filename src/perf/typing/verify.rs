@@ -62,6 +62,8 @@ pub fn compare_fresh(
         stop: stop.clone(),
         reuse_kv: true,
         max_generate_ms: None,
+        fallback: None,
+        read_ahead: None,
     };
     let mut fresh = Fresh {
         compared: 0,
