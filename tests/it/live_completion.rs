@@ -61,6 +61,26 @@ impl Live {
         Completer::new(&self.settings, self.backend.clone(), tokenizer)
     }
 
+    /// The language server's completer: steady prompts over a kept KV cache.
+    fn steady(&self) -> Completer {
+        self.completer()
+            .with_kv_reuse(true)
+            .with_steady_prompts(true)
+    }
+
+    /// What retrieval at the start of `query`'s line ranks best, by place.
+    fn retrieved_at_line_start(&self, query: &Query) -> Vec<crossfile::retrieve::Hit> {
+        let hits = self
+            .retriever
+            .retrieve(
+                &self.index.snapshot(),
+                &query.at_line_start(),
+                self.settings.retrieve.top_k,
+            )
+            .expect("retrieve");
+        by_place(hits)
+    }
+
     fn complete(&self, completer: &Completer, query: Query) -> crossfile::complete::Completion {
         runtime()
             .block_on(completer.complete(
@@ -80,6 +100,12 @@ fn text() -> String {
     read_text(&corpus_workspace("click").join(FILE))
 }
 
+/// `hits` ordered by file and first line.
+fn by_place(mut hits: Vec<crossfile::retrieve::Hit>) -> Vec<crossfile::retrieve::Hit> {
+    hits.sort_by(|a, b| (&a.path, a.lines.start).cmp(&(&b.path, b.lines.start)));
+    hits
+}
+
 /// The cursor after the first `col` bytes of 0-based line `line`.
 fn query(text: &str, line: u32, col: u32) -> Query {
     Query::new(FILE, text, Position { line, col }).expect("a cursor in the file")
@@ -88,10 +114,7 @@ fn query(text: &str, line: u32, col: u32) -> Query {
 #[test]
 fn typing_along_a_line_keeps_the_start_and_the_block_order_of_a_live_prompt() {
     let live = live();
-    let steady = live
-        .completer()
-        .with_kv_reuse(true)
-        .with_steady_prompts(true);
+    let steady = live.steady();
     let text = text();
     // Deep in the file, so the left context is cut; a long line to type along.
     let (line, row) = text
@@ -109,19 +132,10 @@ fn typing_along_a_line_keeps_the_start_and_the_block_order_of_a_live_prompt() {
         assert!(prompt.tokens.total + 24 <= N_CTX, "{:?}", prompt.tokens);
         assert!(query.left.ends_with(&prompt.left));
         // The same chunks as retrieval at the line's start ranks them, only in another order.
-        let mut retrieved = live
-            .retriever
-            .retrieve(
-                &live.index.snapshot(),
-                &query.at_line_start(),
-                live.settings.retrieve.top_k,
-            )
-            .expect("retrieve");
-        let mut laid_out = completion.hits.clone();
-        for hits in [&mut retrieved, &mut laid_out] {
-            hits.sort_by(|a, b| (&a.path, a.lines.start).cmp(&(&b.path, b.lines.start)));
-        }
-        assert_eq!(laid_out, retrieved);
+        assert_eq!(
+            by_place(completion.hits.clone()),
+            live.retrieved_at_line_start(&query)
+        );
         let block: Vec<String> = completion.hits[..prompt.hits_used]
             .iter()
             .map(|h| format!("{}:{}", h.path, h.lines.start))
@@ -215,10 +229,7 @@ fn block(completion: &crossfile::complete::Completion) -> Vec<String> {
 #[test]
 fn a_new_cross_file_block_answers_from_the_last_one_until_it_is_read() {
     let live = live();
-    let steady = live
-        .completer()
-        .with_kv_reuse(true)
-        .with_steady_prompts(true);
+    let steady = live.steady();
     let text = text();
     let mut last: Option<Vec<String>> = None;
     for (line, row) in text.split('\n').enumerate().skip(1200).take(120) {
@@ -252,20 +263,11 @@ fn a_new_cross_file_block_answers_from_the_last_one_until_it_is_read() {
             }
             assert!(started.elapsed().as_secs() < 60, "{line}: never read");
         };
-        let mut retrieved = live
-            .retriever
-            .retrieve(
-                &live.index.snapshot(),
-                &at.at_line_start(),
-                live.settings.retrieve.top_k,
-            )
-            .expect("retrieve");
-        retrieved.truncate(ready.prompt.hits_used);
-        let mut laid_out = ready.hits[..ready.prompt.hits_used].to_vec();
-        for hits in [&mut retrieved, &mut laid_out] {
-            hits.sort_by(|a, b| (&a.path, a.lines.start).cmp(&(&b.path, b.lines.start)));
-        }
-        assert_eq!(laid_out, retrieved, "{line}: retrieval's block once read");
+        assert_eq!(
+            by_place(ready.hits.clone()),
+            live.retrieved_at_line_start(&at),
+            "{line}: retrieval's chunks once read"
+        );
         assert_ne!(block(&ready), shown);
         return;
     }
