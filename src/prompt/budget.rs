@@ -128,15 +128,15 @@ pub fn build_with(
     let comment = input.language.comment_prefix();
     let chunks: Vec<Chunk<'_>> = input.hits.iter().map(Chunk::new).collect();
     let cuts = Cut::all_descending(&chunks);
-    let mut block = fit_block(
-        comment,
-        &chunks,
-        &cuts,
-        0,
-        as_usize(budget.crossfile_tokens).min(room),
-        tokenizer,
-    );
-    let rest = room.saturating_sub(block.tokens);
+    let block_room = as_usize(budget.crossfile_tokens).min(room);
+    let mut block = fit_block(comment, &chunks, &cuts, 0, block_room, tokenizer);
+    // A steady left context gets the room the block would leave if it were full, so where it
+    // starts does not depend on which chunks retrieval gave: a prompt with another block has
+    // the same left context.
+    let rest = match layout {
+        Layout::Exact => room.saturating_sub(block.tokens),
+        Layout::Steady | Layout::SteadyNext => room.saturating_sub(block_room),
+    };
     let mut right = if template.is_fim() {
         head_within(input.right, rest / 4, tokenizer)
     } else {

@@ -258,3 +258,43 @@ fn a_steady_left_context_keeps_its_start_while_the_user_types_on() {
         prompt(short, Layout::Exact)
     );
 }
+
+#[test]
+fn a_steady_left_context_does_not_depend_on_the_block() {
+    let tokenizer = CharTokenizer::new(&[]);
+    let file: String = (0..400).map(|i| format!("line {i:03}\n")).collect();
+    let budget = Budget {
+        context_tokens: 1000,
+        max_new_tokens: 50,
+        crossfile_tokens: 300,
+    };
+    let hit = |path: &str, text: String| Hit {
+        path: path.into(),
+        lines: 0..text.matches('\n').count() as u32,
+        score: 1.0,
+        text,
+        chunker: None,
+    };
+    let small = [hit("a.py", "def a():\n    pass\n".into())];
+    let large = [hit("b.py", "x = 1\n".repeat(30))];
+    let prompt = |hits: &[Hit], layout| {
+        let input = PromptInput {
+            language: Language::Python,
+            left: &file,
+            right: "",
+            hits,
+        };
+        build_with(&input, Template::Plain, &tokenizer, budget, layout)
+    };
+    for layout in [Layout::Steady, Layout::SteadyNext] {
+        let (with_small, with_large) = (prompt(&small, layout), prompt(&large, layout));
+        assert_eq!(with_small.hits_used, 1);
+        assert_eq!(with_large.hits_used, 1);
+        assert_eq!(with_small.left, with_large.left, "{layout:?}");
+    }
+    assert_ne!(
+        prompt(&small, Layout::Exact).left,
+        prompt(&large, Layout::Exact).left,
+        "the exact layout gives the left context what the block leaves"
+    );
+}

@@ -15,6 +15,7 @@
 //! template's) are parsed as such, and a BOS is added when the GGUF asks for one (SmolLM2 does
 //! not), so it counts one more token than [`Tokenizer::count`] for such models.
 
+mod decode;
 mod reuse;
 mod text;
 mod tokenizer;

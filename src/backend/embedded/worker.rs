@@ -8,7 +8,10 @@
 //! cancel between two decodes, or a decode error (after which the slot is emptied), leaves it
 //! consistent. A request that must be exact gets a fresh context of its own, read in batches of
 //! up to 512 tokens as always and dropped after it; the kept (live) contexts read prompts in
-//! blocks, and their compute buffers are a block's.
+//! blocks, and their compute buffers are a block's. Between jobs the thread reads one prompt
+//! ahead ([`Prefill`]) into a slot other than the one that answered, a block at a time while no
+//! job waits; a live job may be answered from its warm fallback meanwhile. [`super::decode`]
+//! reads and generates in one slot.
 
 use std::num::NonZeroU32;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -17,20 +20,15 @@ use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::Instant;
 
-use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::context::params::LlamaContextParams;
-use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::token::LlamaToken;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use super::text::Text;
-use super::{argmax, llama, ms, reuse};
+use super::decode::{Decode, Slot, model_error};
+use super::{llama, reuse};
 use crate::backend::{BackendError, GenerateRequest, Generation};
-
-/// Prompt tokens decoded per llama.cpp call; cancellation is checked between calls.
-const PROMPT_CHUNK: usize = 512;
 
 /// What the decode thread is started with.
 pub struct WorkerConfig {
@@ -121,25 +119,6 @@ fn serve(model: &LlamaModel, config: &WorkerConfig, jobs: &mpsc::Receiver<Job>) 
         };
         // The caller may have gone (cancelled): nobody to tell.
         let _ = job.reply.send(outcome);
-    }
-}
-
-/// A kept context and the tokens its KV cache holds, in position order.
-struct Slot<'m> {
-    ctx: LlamaContext<'m>,
-    tokens: Vec<LlamaToken>,
-    /// The leading tokens whose KV was evaluated in whole aligned blocks of a prompt
-    /// ([`reuse::BLOCK`]): what an exact plan may keep.
-    whole: usize,
-    /// When it was last used (the pool's clock).
-    used: u64,
-}
-
-impl Slot<'_> {
-    fn empty(&mut self) {
-        self.ctx.clear_kv_cache();
-        self.tokens.clear();
-        self.whole = 0;
     }
 }
 
@@ -463,238 +442,6 @@ impl<'m> Pool<'m> {
             whole: 0,
             used: 0,
         })
-    }
-
-    fn error(&self, message: String) -> BackendError {
-        model_error(self.config, message)
-    }
-}
-
-fn model_error(config: &WorkerConfig, message: String) -> BackendError {
-    BackendError::Model {
-        model: config.path.display().to_string(),
-        message,
-    }
-}
-
-/// One request's decode in its slot.
-struct Decode<'s, 'm> {
-    slot: &'s mut Slot<'m>,
-    config: &'s WorkerConfig,
-    model: &'m LlamaModel,
-    /// A kept context, read in blocks; else a fresh one, read in batches.
-    live: bool,
-}
-
-impl Decode<'_, '_> {
-    /// Cuts the cache to `plan` and reads `range` of the prompt, block by block, without
-    /// logits: reading ahead, in a kept context.
-    fn read_ahead(
-        mut self,
-        tokens: &[LlamaToken],
-        plan: &reuse::Plan,
-        range: std::ops::Range<usize>,
-    ) -> Result<(), BackendError> {
-        let exact = self.prepare(plan)?;
-        let mut batch = LlamaBatch::new(reuse::BLOCK, 1);
-        for chunk in reuse::blocks(range) {
-            batch.clear();
-            for at in chunk.clone() {
-                self.add(&mut batch, tokens[at], at, false)?;
-            }
-            self.decode_chunk(&mut batch, tokens, chunk, exact)?;
-        }
-        Ok(())
-    }
-
-    /// Cuts and shifts the cache to what `plan` keeps and records what stays evaluated in whole
-    /// blocks: an exact plan's prefix; a shifted plan's prefix up to its last whole block
-    /// (nothing after a shifted run is exact). Whether the plan was exact.
-    fn prepare(&mut self, plan: &reuse::Plan) -> Result<bool, BackendError> {
-        let exact = plan.is_exact(self.slot.whole);
-        let reused = self.keep(plan)?;
-        self.slot.whole = if exact {
-            reused
-        } else {
-            plan.prefix.min(self.slot.whole) / reuse::BLOCK * reuse::BLOCK
-        };
-        Ok(exact)
-    }
-
-    /// Decodes `batch`, which holds `chunk` of the prompt, and records it in the slot.
-    fn decode_chunk(
-        &mut self,
-        batch: &mut LlamaBatch,
-        tokens: &[LlamaToken],
-        chunk: std::ops::Range<usize>,
-        exact: bool,
-    ) -> Result<(), BackendError> {
-        self.slot
-            .ctx
-            .decode(batch)
-            .map_err(|e| self.error(format!("decoding the prompt: {e}")))?;
-        self.slot.tokens.extend_from_slice(&tokens[chunk.clone()]);
-        if self.live && exact && chunk.end.is_multiple_of(reuse::BLOCK) {
-            self.slot.whole = chunk.end;
-        }
-        Ok(())
-    }
-
-    fn run(
-        mut self,
-        tokens: &[LlamaToken],
-        plan: &reuse::Plan,
-        job: &Job,
-        generation: &mut Generation,
-    ) -> Result<(), BackendError> {
-        let cancel = &job.cancel;
-        let live = self.live;
-        let exact = self.prepare(plan)?;
-        let reused = self.slot.tokens.len();
-        generation.reused_tokens = Some(u32::try_from(reused).unwrap_or(u32::MAX));
-
-        // Live completion reads the prompt in aligned blocks, so a later prompt can keep them;
-        // an exact request (a fresh context) in chunks as large as a batch, as it always has.
-        let batch_len = if live {
-            reuse::BLOCK
-        } else {
-            PROMPT_CHUNK.min(usize::try_from(self.config.n_ctx.min(512)).unwrap_or(1))
-        };
-        let chunks: Vec<std::ops::Range<usize>> = if live {
-            reuse::blocks(reused..tokens.len()).collect()
-        } else {
-            (reused..tokens.len())
-                .step_by(batch_len)
-                .map(|at| at..(at + batch_len).min(tokens.len()))
-                .collect()
-        };
-        let mut batch = LlamaBatch::new(batch_len, 1);
-
-        // The rest of the prompt, a chunk at a time, logits for its last token only.
-        let prompt_start = Instant::now();
-        let last = tokens.len() - 1;
-        for chunk in chunks {
-            if cancel.is_cancelled() {
-                return Err(BackendError::Cancelled);
-            }
-            batch.clear();
-            for at in chunk.clone() {
-                self.add(&mut batch, tokens[at], at, at == last)?;
-            }
-            self.decode_chunk(&mut batch, tokens, chunk, exact)?;
-        }
-        generation.prompt_ms = Some(ms(prompt_start));
-
-        let vocab = self.model.vocab();
-        let generate_start = Instant::now();
-        let mut text = Text::new(&job.request.stop);
-        let max_tokens = job.request.max_tokens;
-        let mut generated = 0u32;
-        let mut piece = Vec::new();
-        let deadline = job
-            .request
-            .max_generate_ms
-            .map(|ms| generate_start + std::time::Duration::from_millis(ms));
-        while generated < max_tokens {
-            if cancel.is_cancelled() {
-                return Err(BackendError::Cancelled);
-            }
-            if generated > 0 && deadline.is_some_and(|at| Instant::now() >= at) {
-                generation.out_of_time = true;
-                break;
-            }
-            let token = argmax(self.slot.ctx.get_logits_ith(batch.n_tokens() - 1));
-            if generated == 0 {
-                generation.first_token_ms = Some(ms(job.start));
-            }
-            // End of generation, or any other control token: no code contains one.
-            if vocab.is_eog(token) || vocab.is_control(token) {
-                break;
-            }
-            generated += 1;
-            piece.clear();
-            vocab.token_to_piece_into(token, &mut piece, false, None);
-            if text.push(&piece) || generated == max_tokens {
-                break;
-            }
-            batch.clear();
-            let pos = self.slot.tokens.len();
-            self.add(&mut batch, token, pos, true)?;
-            self.slot
-                .ctx
-                .decode(&mut batch)
-                .map_err(|e| self.error(format!("decoding token {generated}: {e}")))?;
-            self.slot.tokens.push(token);
-        }
-        generation.generate_ms = Some(ms(generate_start));
-        generation.generated_tokens = Some(generated);
-        tracing::debug!(
-            prompt_tokens = tokens.len(),
-            reused,
-            prompt_ms = generation.prompt_ms,
-            generated,
-            generate_ms = generation.generate_ms,
-            live,
-            "decoded"
-        );
-        generation.text = if generation.out_of_time {
-            text.whole_characters()
-        } else {
-            text.finish()
-        };
-        Ok(())
-    }
-
-    /// Cuts and shifts the slot's cache to what `plan` keeps; the number of prompt tokens it then
-    /// holds. A cache that refuses a partial removal is emptied instead (nothing reused).
-    fn keep(&mut self, plan: &reuse::Plan) -> Result<usize, BackendError> {
-        let kept = self.apply(plan);
-        if kept.is_err() {
-            self.slot.ctx.clear_kv_cache();
-            self.slot.tokens.clear();
-            return Ok(0);
-        }
-        let reused = plan.reused();
-        let mut tokens = self.slot.tokens[..plan.prefix].to_vec();
-        for shift in &plan.shifts {
-            tokens.extend_from_slice(&self.slot.tokens[shift.from..shift.from + shift.len]);
-        }
-        debug_assert_eq!(tokens.len(), reused);
-        self.slot.tokens = tokens;
-        Ok(reused)
-    }
-
-    /// The cache operations of `plan`, as llama.cpp's server makes them: before each shifted run,
-    /// the stale positions between its new and old place are removed, then the run moves; at
-    /// the end, everything after the reused tokens goes.
-    fn apply(&mut self, plan: &reuse::Plan) -> Result<(), String> {
-        let position = |p: usize| u32::try_from(p).map_err(|e| e.to_string());
-        let ctx = &mut self.slot.ctx;
-        for shift in &plan.shifts {
-            let (to, from) = (position(shift.to)?, position(shift.from)?);
-            let end = position(shift.from + shift.len)?;
-            let delta =
-                i32::try_from(i64::from(to) - i64::from(from)).map_err(|e| e.to_string())?;
-            ctx.kv_cache_seq_rm(0, Some(to), Some(from))
-                .map_err(|e| e.to_string())?;
-            ctx.kv_cache_seq_add(0, Some(from), Some(end), delta)
-                .map_err(|e| e.to_string())?;
-        }
-        ctx.kv_cache_seq_rm(0, Some(position(plan.reused())?), None)
-            .map_err(|e| e.to_string())
-    }
-
-    fn add(
-        &self,
-        batch: &mut LlamaBatch,
-        token: LlamaToken,
-        pos: usize,
-        logits: bool,
-    ) -> Result<(), BackendError> {
-        let pos = i32::try_from(pos).map_err(|_| self.error(format!("position {pos}")))?;
-        batch
-            .add(token, pos, &[0], logits)
-            .map_err(|e| self.error(format!("batch: {e}")))
     }
 
     fn error(&self, message: String) -> BackendError {
