@@ -4,7 +4,8 @@
 //! At a replayed case's own cursor, with its text unedited, the completion is the case's, laid
 //! out as `bench run` lays it out ([`crate::bench::replay`]): the same snapshot, query and
 //! completer, so the suggestion and its scores are the same. Anywhere else it is a live one: the
-//! buffer's text (or the disk's) and the folder's index, once it holds every edit made before.
+//! buffer's text (or the disk's) and the folder's index, once it holds every edit made before
+//! but the cursor's own line ([`super::state::Folder::index_at`]).
 
 use std::sync::Arc;
 use std::time::Instant;
