@@ -65,6 +65,10 @@ impl Backend for CachedBackend {
         self.inner.tokenizer()
     }
 
+    fn keeps_contexts(&self) -> bool {
+        self.inner.keeps_contexts()
+    }
+
     async fn generate(
         &self,
         request: &GenerateRequest,

@@ -152,6 +152,12 @@ pub trait Backend: Send + Sync {
         None
     }
 
+    /// Whether it keeps KV caches between requests and so uses [`GenerateRequest::fallback`]
+    /// and [`GenerateRequest::read_ahead`] (the embedded one): others are not sent them.
+    fn keeps_contexts(&self) -> bool {
+        false
+    }
+
     /// Generates greedily. Returns [`BackendError::Cancelled`] soon after `cancel` fires, and the
     /// backend is free for the next request.
     async fn generate(

@@ -315,7 +315,7 @@ impl Completer {
         prompt: &Prompt,
         hits: &[Hit],
     ) -> Option<(Vec<Hit>, Prompt)> {
-        if !self.reuse_kv {
+        if !self.reads_ahead() {
             return None;
         }
         let block = &hits[..prompt.hits_used.min(hits.len())];
@@ -340,11 +340,17 @@ impl Completer {
     /// it will start next, for the backend to read while no request waits, so that the step
     /// finds it ready ([`GenerateRequest::read_ahead`]).
     fn read_ahead(&self, query: &Query, hits: &[Hit], prompt: &Prompt) -> Option<String> {
-        if !self.reuse_kv || self.steady.is_none() {
+        if !self.reads_ahead() {
             return None;
         }
         let next = self.prompt_laid_out(query, hits, Layout::SteadyNext);
         (next.text != prompt.text).then_some(next.text)
+    }
+
+    /// Whether prompts are steady and go to a backend that keeps KV caches: only then are a
+    /// fallback and a prompt to read ahead worth building (two more prompts per keystroke).
+    fn reads_ahead(&self) -> bool {
+        self.reuse_kv && self.steady.is_some() && self.backend.keeps_contexts()
     }
 
     /// The prompt for `query` with `hits`, within the budget, laid out exactly or steadily.

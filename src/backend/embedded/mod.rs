@@ -101,6 +101,10 @@ impl Backend for EmbeddedBackend {
         Some(Arc::clone(&self.tokenizer) as Arc<dyn Tokenizer>)
     }
 
+    fn keeps_contexts(&self) -> bool {
+        true
+    }
+
     async fn generate(
         &self,
         request: &GenerateRequest,
