@@ -14,7 +14,7 @@ pub fn run(_args: &ServeArgs) -> anyhow::Result<()> {
         "crossfile {} serving LSP on stdio",
         env!("CARGO_PKG_VERSION")
     );
-    crossfile::memory::limit_arenas();
+    crossfile::memory::tune_allocator();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

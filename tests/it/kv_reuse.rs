@@ -277,9 +277,17 @@ fn a_time_budget_cuts_decoding_and_keeps_what_was_generated() {
 }
 
 /// Asks `backend` for `prompt`, live, with `fallback` as the prompt whose answer would also do.
-fn with_fallback(backend: &EmbeddedBackend, prompt: &str, fallback: &str) -> Generation {
+/// `prompt` asked live with `fallback`, and `ahead` to read while nothing is asked, as the
+/// completer asks at a new cross-file block.
+fn with_fallback(
+    backend: &EmbeddedBackend,
+    prompt: &str,
+    fallback: &str,
+    ahead: Option<&str>,
+) -> Generation {
     let asked = GenerateRequest {
         fallback: Some(fallback.into()),
+        read_ahead: ahead.map(str::to_string),
         ..request(prompt, true)
     };
     runtime()
@@ -287,24 +295,30 @@ fn with_fallback(backend: &EmbeddedBackend, prompt: &str, fallback: &str) -> Gen
         .expect("generate")
 }
 
-/// Retrieval gave a new cross-file block: the new prompt is cold, the last one warm. The warm
-/// one answers at once (a fresh context's answer for it), the new one is read while nothing is
-/// asked, and once it is ready it answers itself, as a fresh context would.
-#[test]
-fn a_cold_prompt_is_answered_from_its_warm_fallback_while_it_is_read_ahead() {
+/// The last answer's prompt (`old`), the prompt with retrieval's new cross-file block (`new`),
+/// and that prompt with its left context a step further (`ahead`).
+fn block_change() -> (String, String, String) {
     let body = lines("core.py", 1180, 1215);
     let old = format!(
         "# src/click/parser.py\n{}{body}",
         lines("parser.py", 200, 215)
     );
-    let new = format!(
-        "# src/click/termui.py\n{}{body}",
-        lines("termui.py", 100, 115)
-    );
+    let block = format!("# src/click/termui.py\n{}", lines("termui.py", 100, 115));
+    let new = format!("{block}{body}");
+    let ahead = format!("{block}{}", lines("core.py", 1190, 1215));
+    (old, new, ahead)
+}
+
+/// Retrieval gave a new cross-file block: the new prompt is cold, the last one warm. The warm
+/// one answers at once (a fresh context's answer for it), the new one is read while nothing is
+/// asked, and once it is ready it answers itself, as a fresh context would.
+#[test]
+fn a_cold_prompt_is_answered_from_its_warm_fallback_while_it_is_read_ahead() {
+    let (old, new, ahead) = block_change();
     let kept = backend(2);
     generate(&kept, &old, true);
 
-    let answered = with_fallback(&kept, &new, &old);
+    let answered = with_fallback(&kept, &new, &old, Some(&ahead));
     let fresh_old = cold(&old);
     assert!(answered.from_fallback, "{answered:?}");
     assert_eq!(
@@ -316,7 +330,7 @@ fn a_cold_prompt_is_answered_from_its_warm_fallback_while_it_is_read_ahead() {
     let started = std::time::Instant::now();
     let ready = loop {
         std::thread::sleep(Duration::from_millis(500));
-        let answer = with_fallback(&kept, &new, &old);
+        let answer = with_fallback(&kept, &new, &old, Some(&ahead));
         if !answer.from_fallback {
             break answer;
         }
@@ -353,7 +367,35 @@ fn a_cold_prompt_is_answered_from_its_warm_fallback_while_it_is_read_ahead() {
     // One slot cannot keep the fallback and read the prompt: the prompt itself is read.
     let single = backend(1);
     generate(&single, &old, true);
-    let answer = with_fallback(&single, &new, &old);
+    let answer = with_fallback(&single, &new, &old, None);
     assert!(!answer.from_fallback, "{answer:?}");
     assert_eq!(answer.text, fresh_new.text);
+}
+
+/// After a fallback's answer no request may come for seconds (the user types along the
+/// suggestion): the idle time reads the new block's prompt, then the step the request asked to
+/// read ahead, in the fallback's slot, so both find their prompt ready.
+#[test]
+fn the_step_is_read_ahead_after_the_new_block_without_another_request() {
+    let (old, new, ahead) = block_change();
+    let started = std::time::Instant::now();
+    let (fresh_new, fresh_ahead) = (cold(&new), cold(&ahead));
+    let both = started.elapsed();
+    let kept = backend(2);
+    generate(&kept, &old, true);
+    assert!(with_fallback(&kept, &new, &old, Some(&ahead)).from_fallback);
+
+    std::thread::sleep(both * 2 + Duration::from_secs(3));
+    for (prompt, fresh) in [(&ahead, &fresh_ahead), (&new, &fresh_new)] {
+        let answer = generate(&kept, prompt, true);
+        let (reused, total) = (
+            answer.reused_tokens.unwrap_or(0),
+            answer.prompt_tokens.unwrap_or(0),
+        );
+        assert!(
+            reused + EmbeddedBackend::KV_BLOCK as u32 >= total,
+            "not read ahead: {answer:?}"
+        );
+        assert_eq!(answer.text, fresh.text);
+    }
 }

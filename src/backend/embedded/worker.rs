@@ -131,6 +131,9 @@ struct Prefill {
     /// is, for the requests that follow. `None` when the prompt is a cancelled request's own,
     /// read on in its slot.
     spare: Option<usize>,
+    /// What to read ahead once `tokens` is read (the request's [`GenerateRequest::read_ahead`]
+    /// when `tokens` is its own prompt), sparing the slot that holds `tokens`.
+    then: Option<Vec<LlamaToken>>,
 }
 
 /// A fallback answers in a live prompt's place when it has at most this many tokens left to
@@ -190,6 +193,7 @@ impl<'m> Pool<'m> {
                 self.prefill = Some(Prefill {
                     tokens,
                     spare: Some(at),
+                    then: self.ahead_of(request, max_tokens)?,
                 });
                 return self.run_in(at, &fallback, &plan, job, generation);
             }
@@ -213,20 +217,30 @@ impl<'m> Pool<'m> {
             self.prefill = Some(Prefill {
                 tokens: tokens.clone(),
                 spare: None,
+                then: self.ahead_of(request, max_tokens)?,
             });
         } else if self.prefill.as_ref().is_none_or(|p| p.spare != Some(at)) {
             // Reading ahead for this slot's document goes on; anything else is stale.
-            self.prefill = match &request.read_ahead {
-                Some(ahead) => Some(self.tokenize(ahead)?)
-                    .filter(|ahead| self.check_fits(ahead.len(), max_tokens).is_ok())
-                    .map(|tokens| Prefill {
-                        tokens,
-                        spare: Some(at),
-                    }),
-                None => None,
-            };
+            self.prefill = self.ahead_of(request, max_tokens)?.map(|tokens| Prefill {
+                tokens,
+                spare: Some(at),
+                then: None,
+            });
         }
         self.run_in(at, &tokens, &plan, job, generation)
+    }
+
+    /// The tokens of what `request` asks to read ahead, if they fit the context.
+    fn ahead_of(
+        &self,
+        request: &GenerateRequest,
+        max_tokens: u32,
+    ) -> Result<Option<Vec<LlamaToken>>, BackendError> {
+        let Some(ahead) = &request.read_ahead else {
+            return Ok(None);
+        };
+        let tokens = self.tokenize(ahead)?;
+        Ok(Some(tokens).filter(|t| self.check_fits(t.len(), max_tokens).is_ok()))
     }
 
     /// Answers `job` from `tokens` read into slot `at` after `plan`.
@@ -304,7 +318,8 @@ impl<'m> Pool<'m> {
     }
 
     /// Reads one more block of the prompt left to read ahead, in a slot other than the
-    /// fallback's; done when every whole block before its last token is held.
+    /// fallback's; done when every whole block before its last token is held, and then goes on
+    /// to what it says to read next.
     fn prefill_step(&mut self) {
         let Some(prefill) = self.prefill.take() else {
             return;
@@ -333,6 +348,12 @@ impl<'m> Pool<'m> {
         let slot = &self.slots[at];
         let plan = reuse::choose(&slot.tokens, slot.whole, &prefill.tokens, 0);
         if plan.reused() >= end {
+            // Read: what comes next is read in another slot, this one spared.
+            self.prefill = prefill.then.map(|tokens| Prefill {
+                tokens,
+                spare: Some(at),
+                then: None,
+            });
             return;
         }
         self.clock += 1;
