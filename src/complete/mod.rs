@@ -14,7 +14,7 @@ use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 pub use setup::{backend_for, tokenizer_for};
-pub use steady::SteadyBlocks;
+pub use steady::{Shown, SteadyBlocks};
 
 use crate::backend::{Backend, BackendError, FimParts, GenerateRequest, Generation};
 use crate::config::Settings;
@@ -239,7 +239,7 @@ impl Completer {
             _ => (hits, prompt),
         };
         if let Some(steady) = &self.steady {
-            steady.remember(&query.path, &hits[..prompt.hits_used.min(hits.len())]);
+            steady.remember(&query.path, shown(&query, &hits, &prompt));
         }
         let mut generate_ms = started.elapsed().as_secs_f64() * 1e3;
 
@@ -305,8 +305,9 @@ impl Completer {
         Ok(completion)
     }
 
-    /// When steady prompts meet a kept KV cache and retrieval's `block` for `query` replaces the
-    /// last answer's: that block and its prompt, an answer the backend may give at once while it
+    /// When steady prompts meet a kept KV cache and `prompt` shows another cross-file block or
+    /// starts its left context elsewhere than the last answer's in the same file: that answer's
+    /// block and start with this cursor's text, an answer the backend may give at once while it
     /// reads the new prompt ([`GenerateRequest::fallback`]).
     fn fallback(
         &self,
@@ -318,22 +319,26 @@ impl Completer {
         if !self.reads_ahead() {
             return None;
         }
-        let block = &hits[..prompt.hits_used.min(hits.len())];
-        let old = self.steady.as_ref()?.replaced(&query.path, block)?;
+        let now = shown(query, hits, prompt);
+        let old = self
+            .steady
+            .as_ref()?
+            .replaced(&query.path, &now.block, now.left_line)?;
         // Only chunks the index still holds as they were: nothing from a deleted or edited file.
         let current = |hit: &Hit| {
             snapshot
                 .file(&hit.path)
                 .is_some_and(|file| file.text.contains(hit.text.as_str()))
         };
-        if !old.iter().all(current) {
+        if !old.block.iter().all(current) {
             return None;
         }
-        let fallback = self.prompt(query, &old);
-        // The same left context (a larger old block may cut it elsewhere, where no cache holds
-        // it), and the old block whole.
-        (fallback.hits_used == old.len() && fallback.left.len() == prompt.left.len())
-            .then_some((old, fallback))
+        let layout = old.left_line.map_or(Layout::Steady, Layout::SteadyFrom);
+        let fallback = self.prompt_laid_out(query, &old.block, layout);
+        // The old block whole and the old start (a larger block, or a start that no longer
+        // fits, would lay out a prompt no cache holds).
+        (fallback.text != prompt.text && shown(query, &old.block, &fallback) == old)
+            .then_some((old.block, fallback))
     }
 
     /// When steady prompts meet a kept KV cache: `prompt` with its left context starting where
@@ -437,6 +442,15 @@ fn bound_to_budget(mut generation: Generation, max_new_tokens: u32) -> Generatio
         generation.text.truncate(end);
     }
     generation
+}
+
+/// What `prompt`, laid out for `query` from `hits`, shows: its block's chunks and the line its
+/// left context starts at.
+fn shown(query: &Query, hits: &[Hit], prompt: &Prompt) -> Shown {
+    Shown {
+        block: hits[..prompt.hits_used.min(hits.len())].to_vec(),
+        left_line: prompt::start_line(&query.left, &prompt.left),
+    }
 }
 
 #[cfg(test)]

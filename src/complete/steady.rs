@@ -2,7 +2,8 @@
 //! (the embedded backend's, or llama-server's `cache_prompt`) holds most of it: the left context
 //! starts at coarse line steps ([`crate::prompt::Layout::Steady`]), and the cross-file block of
 //! the last prompt in the same file is kept, in its order, while retrieval still ranks its chunks
-//! best.
+//! best. Where the block or the left context's start changes all the same, the last answer's
+//! block and start are at hand for an answer while the new prompt is read.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -17,10 +18,19 @@ fn same_chunk(a: &Hit, b: &Hit) -> bool {
     a.path == b.path && a.lines == b.lines && a.text == b.text
 }
 
-/// The chunks of each file's last cross-file block, in their order.
+/// What the last answered prompt in a file showed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shown {
+    /// Its cross-file block's chunks, in their order.
+    pub block: Vec<Hit>,
+    /// The line its left context started at ([`crate::prompt::start_line`]).
+    pub left_line: Option<usize>,
+}
+
+/// What each file's last answered prompt showed.
 #[derive(Debug, Default)]
 pub struct SteadyBlocks {
-    last: Mutex<HashMap<String, Vec<Hit>>>,
+    last: Mutex<HashMap<String, Shown>>,
 }
 
 impl SteadyBlocks {
@@ -31,7 +41,7 @@ impl SteadyBlocks {
     /// block's still goes in, after the kept run.
     pub fn order(&self, path: &str, mut hits: Vec<Hit>) -> Vec<Hit> {
         let last = self.last.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(block) = last.get(path) else {
+        let Some(Shown { block, .. }) = last.get(path) else {
             return hits;
         };
         let best = &hits[..block.len().min(hits.len())];
@@ -52,22 +62,24 @@ impl SteadyBlocks {
         ordered
     }
 
-    /// Remembers `block`, the chunks a prompt in `path` showed.
-    pub fn remember(&self, path: &str, block: &[Hit]) {
+    /// Remembers what an answered prompt in `path` showed.
+    pub fn remember(&self, path: &str, shown: Shown) {
         let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
         if last.len() >= FILES && !last.contains_key(path) {
             last.clear();
         }
-        last.insert(path.to_string(), block.to_vec());
+        last.insert(path.to_string(), shown);
     }
 
-    /// `path`'s last block, if `block` shows other chunks or another order: what a prompt
-    /// showed before retrieval changed its mind, for an answer while the new prompt is read.
-    pub fn replaced(&self, path: &str, block: &[Hit]) -> Option<Vec<Hit>> {
+    /// What `path`'s last answered prompt showed, if `block` shows other chunks or another
+    /// order or `left_line` is another start: a prompt from before retrieval changed its mind or
+    /// the left context moved a step, for an answer while the new prompt is read.
+    pub fn replaced(&self, path: &str, block: &[Hit], left_line: Option<usize>) -> Option<Shown> {
         let last = self.last.lock().unwrap_or_else(|e| e.into_inner());
         let old = last.get(path)?;
-        let same = old.len() == block.len() && old.iter().zip(block).all(|(a, b)| same_chunk(a, b));
-        (!same).then(|| old.clone())
+        let same_block = old.block.len() == block.len()
+            && old.block.iter().zip(block).all(|(a, b)| same_chunk(a, b));
+        (!same_block || old.left_line != left_line).then(|| old.clone())
     }
 }
 
@@ -98,7 +110,7 @@ mod tests {
             first,
             "nothing remembered"
         );
-        steady.remember("m.py", &first[..2]);
+        steady.remember("m.py", shown(&first[..2], Some(0)));
         let reranked = vec![hit("b", 2), hit("a", 1), hit("d", 4)];
         assert_eq!(
             names(&steady.order("m.py", reranked.clone())),
@@ -137,18 +149,36 @@ mod tests {
         );
     }
 
+    fn shown(block: &[Hit], left_line: Option<usize>) -> Shown {
+        Shown {
+            block: block.to_vec(),
+            left_line,
+        }
+    }
+
     #[test]
-    fn a_replaced_block_is_given_back_for_an_answer_while_the_new_one_is_read() {
+    fn a_replaced_block_or_start_is_given_back_for_an_answer_while_the_new_one_is_read() {
         let steady = SteadyBlocks::default();
         let block = vec![hit("a", 1), hit("b", 2)];
-        assert_eq!(steady.replaced("m.py", &block), None, "nothing remembered");
-        steady.remember("m.py", &block);
-        assert_eq!(steady.replaced("m.py", &block), None, "the same block");
+        let last = Some(shown(&block, Some(32)));
+        assert_eq!(
+            steady.replaced("m.py", &block, Some(32)),
+            None,
+            "nothing remembered"
+        );
+        steady.remember("m.py", shown(&block, Some(32)));
+        assert_eq!(
+            steady.replaced("m.py", &block, Some(32)),
+            None,
+            "the same prompt"
+        );
+        assert_eq!(steady.replaced("m.py", &block, Some(64)), last, "a step");
+        assert_eq!(steady.replaced("m.py", &block, None), last);
         let other = [hit("a", 1), hit("c", 3)];
-        assert_eq!(steady.replaced("m.py", &other), Some(block.clone()));
+        assert_eq!(steady.replaced("m.py", &other, Some(32)), last);
         let reordered = [hit("b", 2), hit("a", 1)];
-        assert_eq!(steady.replaced("m.py", &reordered), Some(block.clone()));
-        assert_eq!(steady.replaced("m.py", &block[..1]), Some(block.clone()));
-        assert_eq!(steady.replaced("n.py", &other), None, "per file");
+        assert_eq!(steady.replaced("m.py", &reordered, Some(32)), last);
+        assert_eq!(steady.replaced("m.py", &block[..1], Some(32)), last);
+        assert_eq!(steady.replaced("n.py", &other, Some(32)), None, "per file");
     }
 }

@@ -107,12 +107,29 @@ pub enum Layout {
     /// Where [`Layout::Steady`] will start next: one step further, if that line comes before
     /// the cursor's line (else as `Steady`). Read ahead, it makes the step find its prompt ready.
     SteadyNext,
+    /// At this line (0-based, of the text before the cursor) while it comes before the cursor's
+    /// line and the left context from there still fits, else as [`Layout::Steady`]: where the
+    /// last answer's prompt started, for an answer at once while a step's prompt is read.
+    SteadyFrom(usize),
 }
 
 /// The left context of a [`Layout::Steady`] prompt starts at a line whose number is a multiple
 /// of this: it moves about once every this many lines typed, and gives up fewer than this many
 /// lines of the exact layout's context.
 pub const STEADY_LINE_STEP: usize = 32;
+
+/// A [`Layout::Steady`] start is chosen as if the left context had this many tokens less room,
+/// so that after a step the last start still fits (as [`Layout::SteadyFrom`]) for about this
+/// many tokens typed: a few lines.
+pub const STEADY_SLACK_TOKENS: usize = 64;
+
+/// The line (0-based) of `left`, the text before the cursor, at which `kept`, a suffix of it,
+/// starts; `None` if `kept` starts inside a line or is not a suffix of `left`.
+pub fn start_line(left: &str, kept: &str) -> Option<usize> {
+    let cut = left.len().checked_sub(kept.len())?;
+    let before = left.get(..cut).filter(|_| left.ends_with(kept))?;
+    (before.is_empty() || before.ends_with('\n')).then(|| before.matches('\n').count())
+}
 
 /// [`build`] with the left context's start chosen by `layout`.
 pub fn build_with(
@@ -135,22 +152,40 @@ pub fn build_with(
     // the same left context.
     let rest = match layout {
         Layout::Exact => room.saturating_sub(block.tokens),
-        Layout::Steady | Layout::SteadyNext => room.saturating_sub(block_room),
+        Layout::Steady | Layout::SteadyNext | Layout::SteadyFrom(_) => {
+            room.saturating_sub(block_room)
+        }
     };
     let mut right = if template.is_fim() {
         head_within(input.right, rest / 4, tokenizer)
     } else {
         Fitted::EMPTY
     };
-    let mut left = tail_within(input.left, rest.saturating_sub(right.tokens), tokenizer);
+    let left_room = rest.saturating_sub(right.tokens);
+    let mut left = match layout {
+        Layout::Exact => tail_within(input.left, left_room, tokenizer),
+        Layout::Steady | Layout::SteadyNext | Layout::SteadyFrom(_) => {
+            let fitted = tail_within(
+                input.left,
+                left_room.saturating_sub(STEADY_SLACK_TOKENS),
+                tokenizer,
+            );
+            steady_start(input.left, fitted, 0, tokenizer)
+        }
+    };
     match layout {
-        Layout::Exact => {}
-        Layout::Steady => left = steady_start(input.left, left, 0, tokenizer),
+        Layout::Exact | Layout::Steady => {}
         Layout::SteadyNext => {
-            let steady = steady_start(input.left, left, 0, tokenizer);
-            left = steady_start(input.left, left, 1, tokenizer);
-            if left.text.len() == input.left.len() {
-                left = steady;
+            let next = steady_start(input.left, left, 1, tokenizer);
+            if next.text.len() != input.left.len() {
+                left = next;
+            }
+        }
+        Layout::SteadyFrom(line) => {
+            if let Some(from) = from_line(input.left, line, tokenizer)
+                .filter(|from| from.tokens <= left_room && from.text.len() > left.text.len())
+            {
+                left = from;
             }
         }
     }
@@ -313,6 +348,19 @@ fn steady_start<'t>(
         text: start,
         tokens: tokenizer.count(start),
     }
+}
+
+/// `text` from its line `line` (0-based) on, if that line starts before `text`'s last line.
+fn from_line<'t>(text: &'t str, line: usize, tokenizer: &dyn Tokenizer) -> Option<Fitted<'t>> {
+    let start = match line {
+        0 => 0,
+        _ => text.match_indices('\n').nth(line - 1)?.0 + 1,
+    };
+    let from = &text[start..];
+    from.contains('\n').then(|| Fitted {
+        text: from,
+        tokens: tokenizer.count(from),
+    })
 }
 
 /// How many token positions are tried for a cut at a token boundary before falling back to

@@ -3,8 +3,8 @@
 
 use super::super::testing::CharTokenizer;
 use super::{
-    Budget, Layout, PromptInput, STEADY_LINE_STEP, build, build_with, first_fitting, first_within,
-    head_within, tail_within,
+    Budget, Layout, PromptInput, STEADY_LINE_STEP, STEADY_SLACK_TOKENS, build, build_with,
+    first_fitting, first_within, head_within, start_line, tail_within,
 };
 use crate::lang::Language;
 use crate::prompt::Template;
@@ -194,11 +194,15 @@ fn a_steady_left_context_keeps_its_start_while_the_user_types_on() {
         };
         build_with(&input, Template::Plain, &tokenizer, budget, layout)
     };
-    // The cursor moves through lines 200..230, a character at a time.
+    // The cursor moves through lines 200..236, three characters at a time.
+    let first = prompt(&file[..200 * 9], Layout::Steady);
+    let first_start = 200 * 9 - first.left.len();
+    let first_line = file[..first_start].matches('\n').count();
     let mut starts = Vec::new();
+    let mut fallbacks = 0;
     let mut nexts = Vec::new();
     let mut previous: Option<String> = None;
-    for end in (200 * 9..230 * 9).step_by(3) {
+    for end in (200 * 9..236 * 9).step_by(3) {
         let left = &file[..end];
         let exact = prompt(left, Layout::Exact);
         let steady = prompt(left, Layout::Steady);
@@ -224,7 +228,18 @@ fn a_steady_left_context_keeps_its_start_while_the_user_types_on() {
             "a line start"
         );
         assert_eq!(line % STEADY_LINE_STEP, 0, "at line {line}");
-        assert!(exact.left.len() - steady.left.len() < STEADY_LINE_STEP * 9 + 9);
+        assert!(
+            exact.left.len() - steady.left.len() < STEADY_LINE_STEP * 9 + 9 + STEADY_SLACK_TOKENS
+        );
+        assert_eq!(start_line(left, &steady.left), Some(line));
+        let from_first = prompt(left, Layout::SteadyFrom(first_line));
+        if line == first_line || exact.left.len() >= left.len() - first_start {
+            // The first start while it fits whole.
+            assert_eq!(from_first.left, left[first_start..], "at line {line}");
+            assert!(from_first.text.len() >= steady.text.len());
+        } else {
+            assert_eq!(from_first, steady, "the first start no longer fits");
+        }
         let next = prompt(left, Layout::SteadyNext);
         let next_start = left.len() - next.left.len();
         assert_eq!(
@@ -241,11 +256,19 @@ fn a_steady_left_context_keeps_its_start_while_the_user_types_on() {
                 "the same start: a longer prompt"
             );
         }
+        if start != first_start && from_first.left.len() > steady.left.len() {
+            fallbacks += 1;
+        }
         starts.push(start);
         previous = Some(steady.text);
     }
     starts.dedup();
-    assert_eq!(starts.len(), 2, "one step in 30 lines typed: {starts:?}");
+    assert_eq!(starts.len(), 2, "one step in 36 lines typed: {starts:?}");
+    // Past the step, the first start still fits for the slack's characters typed.
+    assert!(
+        (STEADY_SLACK_TOKENS / 3..=STEADY_SLACK_TOKENS / 3 + 1).contains(&fallbacks),
+        "{fallbacks}"
+    );
     assert_eq!(
         nexts[0], starts[1],
         "the step goes where the prompt was read ahead"

@@ -13,7 +13,8 @@ mod tests;
 
 pub use block::crossfile_block;
 pub use budget::{
-    Budget, Layout, Prompt, PromptInput, PromptTokens, STEADY_LINE_STEP, build, build_with,
+    Budget, Layout, Prompt, PromptInput, PromptTokens, STEADY_LINE_STEP, STEADY_SLACK_TOKENS,
+    build, build_with, start_line,
 };
 pub use settings::PromptSettings;
 pub use template::Template;

@@ -222,16 +222,24 @@ fn block(completion: &crossfile::complete::Completion) -> Vec<String> {
         .collect()
 }
 
-/// Line after line, retrieval at each line's start gives a new cross-file block now and then.
-/// The kept context holds the last block's prompt: the first answer after the change is laid out
-/// with the last block (at once), while the new block's prompt is read; asked again once it is,
-/// the answer shows retrieval's block.
+/// Line after line, retrieval at each line's start gives a new cross-file block now and then,
+/// and the left context's start moves a step now and then. The kept context holds the last
+/// answer's prompt: the first answer after a change is laid out with the last block and start
+/// (at once), while the new prompt is read; asked again once it is, the answer shows
+/// retrieval's block and the steady start.
 #[test]
-fn a_new_cross_file_block_answers_from_the_last_one_until_it_is_read() {
+fn a_new_block_or_start_answers_from_the_last_one_until_it_is_read() {
     let live = live();
     let steady = live.steady();
     let text = text();
-    let mut last: Option<Vec<String>> = None;
+    let shown = |at: &Query, completion: &crossfile::complete::Completion| {
+        (
+            block(completion),
+            crossfile::prompt::start_line(&at.left, &completion.prompt.left),
+        )
+    };
+    let mut last = None;
+    let (mut new_block, mut new_start) = (false, false);
     for (line, row) in text.split('\n').enumerate().skip(1200).take(120) {
         if row.trim().is_empty() {
             continue;
@@ -240,15 +248,11 @@ fn a_new_cross_file_block_answers_from_the_last_one_until_it_is_read() {
         let at = query(&text, line as u32, indent as u32);
         let completion = live.complete(&steady, at.clone());
         if !completion.generation.from_fallback {
-            last = Some(block(&completion));
+            last = Some(shown(&at, &completion));
             continue;
         }
-        let shown = block(&completion);
-        assert_eq!(
-            Some(&shown),
-            last.as_ref(),
-            "{line}: the last answer's block"
-        );
+        let fallback = shown(&at, &completion);
+        assert_eq!(Some(&fallback), last.as_ref(), "{line}: the last answer's");
         assert!(
             at.left.ends_with(&completion.prompt.left),
             "{line}: this cursor's left"
@@ -268,8 +272,18 @@ fn a_new_cross_file_block_answers_from_the_last_one_until_it_is_read() {
             live.retrieved_at_line_start(&at),
             "{line}: retrieval's chunks once read"
         );
-        assert_ne!(block(&ready), shown);
-        return;
+        let now = shown(&at, &ready);
+        assert_eq!(
+            now.1,
+            crossfile::prompt::start_line(&at.left, &steady.prompt(&at, &ready.hits).left),
+            "{line}: the steady start once read"
+        );
+        new_block |= now.0 != fallback.0;
+        new_start |= now.1 != fallback.1;
+        if new_block && new_start {
+            return;
+        }
+        last = Some(now);
     }
-    panic!("no line in 120 changed the block");
+    panic!("in 120 lines, a new block: {new_block}, a new start: {new_start}");
 }
