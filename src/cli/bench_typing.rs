@@ -62,6 +62,10 @@ pub struct BenchTypingArgs {
     /// fresh context each, and count the equal answers.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub verify: usize,
+    /// Answer up to N of the pauses the measured server answered in time again, each waited
+    /// for, by a server with lsp.reuse_kv off, and compare the edit similarity over them.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub reuse_off: usize,
     /// Print one JSON object instead of tables.
     #[arg(long)]
     pub json: bool,
@@ -97,6 +101,7 @@ pub fn run(args: &BenchTypingArgs) -> anyhow::Result<()> {
             ..Pace::default()
         },
         verify: args.verify,
+        reuse_off: args.reuse_off,
     };
     let say = |message: &str| {
         let _ = writeln!(std::io::stderr().lock(), "bench typing: {message}");
@@ -128,6 +133,12 @@ pub fn run(args: &BenchTypingArgs) -> anyhow::Result<()> {
         out.push_str(&format!(
             "fresh contexts gave {} of {} recorded live answers again\n",
             fresh.equal, fresh.compared
+        ));
+    }
+    if let Some(off) = report.reuse_off {
+        out.push_str(&format!(
+            "edit similarity over {} answered pauses: {:.3} live, {:.3} with reuse off\n",
+            off.pauses, off.es_live, off.es_reuse_off
         ));
     }
     out.push_str(&format!(

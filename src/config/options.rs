@@ -188,6 +188,10 @@ options! {
         pub max_generate_ms: Option<u64>,
         /// Suggestions are cut to this many characters.
         pub max_suggestion_chars: Option<usize>,
+        /// Live completion keeps the model's KV caches between requests and lays prompts out
+        /// to stay the same while the user types (default true); false: every completion is
+        /// laid out as `crossfile complete` lays it out and read in a fresh context.
+        pub reuse_kv: Option<bool>,
     }
 }
 

@@ -34,6 +34,8 @@ pub struct LspSettings {
     pub max_suggestion_chars: usize,
     /// Decoding time a suggestion may take, in milliseconds (default 0: no limit).
     pub max_generate_ms: u64,
+    /// Kept KV caches and steady prompts in live completion (default true).
+    pub reuse_kv: bool,
 }
 
 impl Default for Settings {
@@ -131,6 +133,7 @@ impl Settings {
                 debounce_ms: l.debounce_ms.unwrap_or(50),
                 max_suggestion_chars: l.max_suggestion_chars.unwrap_or(500),
                 max_generate_ms: l.max_generate_ms.unwrap_or(0),
+                reuse_kv: l.reuse_kv.unwrap_or(true),
             },
         }
     }

@@ -333,10 +333,12 @@ impl Folder {
         {
             return completer.clone();
         }
-        // Live completion: the next keystroke's prompt shares most of this one's.
+        // Live completion: the next keystroke's prompt shares most of this one's (unless the
+        // settings turn that off).
+        let reuse = settings.lsp.reuse_kv;
         let completer = Completer::new(settings, engine.backend.clone(), engine.tokenizer.clone())
-            .with_kv_reuse(true)
-            .with_steady_prompts(true)
+            .with_kv_reuse(reuse)
+            .with_steady_prompts(reuse)
             .with_next_line(true)
             .with_generate_budget(Some(settings.lsp.max_generate_ms));
         *built = Some((settings.clone(), engine.backend.clone(), completer.clone()));

@@ -1,7 +1,8 @@
 //! `crossfile bench typing` on a small real workspace, end to end: the real binary types into
 //! the real server over stdio with the real default model, and the same keystrokes go through
-//! llama-server as the anchor. Its figures are for README.md; here the counts and the JSON's
-//! shape are checked, so the command cannot rot.
+//! llama-server as the anchor, and two answered pauses again through a server with reuse off. Its
+//! figures are for README.md; here the counts and the JSON's shape are checked, so the command
+//! cannot rot.
 
 use std::process::Command;
 
@@ -18,6 +19,7 @@ fn typing_is_measured_through_the_server_and_through_llama_server() {
         .args(["bench", "typing", "--workspace"])
         .arg(ws.root())
         .args(["--sessions", "2", "--lines", "2", "--seed", "5", "--json"])
+        .args(["--reuse-off", "2"])
         .arg("--model")
         .arg(default_model())
         .arg("--cache-dir")
@@ -86,5 +88,15 @@ fn typing_is_measured_through_the_server_and_through_llama_server() {
     assert!(
         stderr.contains("bench typing: "),
         "progress on stderr: {stderr}"
+    );
+    let off = &report["reuse_off"];
+    assert_eq!(off["pauses"], 2, "{report}");
+    for key in ["es_live", "es_reuse_off"] {
+        let es = off[key].as_f64().expect("a mean edit similarity");
+        assert!((0.0..=1.0).contains(&es), "{report}");
+    }
+    assert!(
+        stderr.contains("reuse off: 2 of 2 pauses answered again"),
+        "{stderr}"
     );
 }

@@ -15,7 +15,12 @@
 //! With `--llama-server`, the same keystrokes go in the same run to a second `crossfile serve`
 //! whose backend is the upstream llama-server (started with `--cache-reuse` on one slot, asked
 //! with `cache_prompt`): the same prompts, the anchor side by side.
+//!
+//! Quality is checked two ways after the typing: recorded live answers are answered again by a
+//! fresh context ([`verify`]), and answered pauses again by a server with reuse off
+//! ([`reuse_off`]).
 
+mod reuse_off;
 mod script;
 mod session;
 mod verify;
@@ -26,6 +31,7 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+pub use reuse_off::ReuseOff;
 pub use session::Pace;
 pub use verify::Fresh;
 
@@ -36,7 +42,7 @@ use crate::index::Progress;
 use crate::memory::ProcessMemory;
 use crate::report::bootstrap::percentile_sorted;
 use script::Place;
-use session::Observed;
+use session::{AnsweredPause, Observed};
 
 /// What llama-server is started with as the anchor: one slot, and chunks of at least 256 tokens
 /// of its cache reused by shifting (llama.vim's recommendation).
@@ -70,6 +76,8 @@ pub struct TypingParams {
     pub pace: Pace,
     /// Recorded completions of the embedded backend answered again by a fresh context.
     pub verify: usize,
+    /// Answered pauses answered again by a server with `lsp.reuse_kv` off.
+    pub reuse_off: usize,
 }
 
 /// What `bench typing` measured (`--json` prints it).
@@ -84,6 +92,8 @@ pub struct TypingReport {
     pub measured: Measured,
     /// With `verify`: how many of the recorded live answers a fresh context gave again.
     pub fresh: Option<Fresh>,
+    /// With `reuse_off`: edit similarity over the same pauses, live and with reuse off.
+    pub reuse_off: Option<ReuseOff>,
     /// The same keystrokes through llama-server (with `--llama-server`).
     pub anchor: Option<Measured>,
 }
@@ -187,12 +197,13 @@ pub fn measure_typing(
     };
     let mut measured_options = options(json!({"kind": params.backend}));
     merge(&mut measured_options, &params.server_options);
+    let reuse_off_options = measured_options.clone();
     let record = if params.backend == "embedded" {
         params.verify
     } else {
         0
     };
-    let (measured, recorded) = type_into(
+    let (measured, recorded, answered) = type_into(
         params,
         &places,
         measured_options,
@@ -208,6 +219,18 @@ pub fn measure_typing(
         settings.model.path = Some(model.clone());
         settings.model.n_ctx = n_ctx;
         Some(verify::compare_fresh(&settings, &recorded, say)?)
+    };
+    let reuse_off = match params.reuse_off {
+        0 => None,
+        n => Some(reuse_off::compare_reuse_off(
+            &params.server,
+            &params.workspace,
+            &places,
+            reuse_off_options,
+            &answered,
+            n,
+            say,
+        )?),
     };
     let anchor = match &params.llama_server {
         Some(bin) => {
@@ -229,7 +252,7 @@ pub fn measure_typing(
                 ANCHOR_ARGS.join(" ")
             ));
             let backend = json!({"kind": "llamacpp", "endpoint": llama.url});
-            let (anchor, _) = type_into(
+            let (anchor, _, _) = type_into(
                 params,
                 &places,
                 options(backend),
@@ -249,13 +272,15 @@ pub fn measure_typing(
         n_ctx,
         measured,
         fresh,
+        reuse_off,
         anchor,
     })
 }
 
 /// Starts a server with `options`, loads its model with one unmeasured completion, types every
-/// place and stops it; also the prompts and answers of up to `record` completions. `also` is
-/// another process whose memory counts (the anchor's llama-server).
+/// place and stops it; also the prompts and answers of up to `record` completions, and the
+/// pauses answered in time. `also` is another process whose memory counts (the anchor's
+/// llama-server).
 fn type_into(
     params: &TypingParams,
     places: &[Place],
@@ -264,7 +289,7 @@ fn type_into(
     also: Option<u32>,
     record: usize,
     say: &dyn Fn(&str),
-) -> Result<(Measured, Vec<verify::Recorded>), PerfError> {
+) -> Result<(Measured, Vec<verify::Recorded>, Vec<AnsweredPause>), PerfError> {
     let started = std::time::Instant::now();
     let mut served = served::start(&params.server, &params.workspace, options)?;
     say(&format!(
@@ -314,8 +339,9 @@ fn type_into(
         "typed every place"
     );
     let recorded = std::mem::take(&mut observed.recorded);
+    let answered = observed.answered_pauses.clone();
     let measured = figures(backend, observed, Rss { start, end, peak }, duration_s);
-    Ok((measured, recorded))
+    Ok((measured, recorded, answered))
 }
 
 /// The report's figures from what a server did.
@@ -355,7 +381,13 @@ fn figures(backend: &str, observed: Observed, rss_mb: Rss, duration_s: f64) -> M
             reused: observed.reused_tokens,
             evaluated: observed.evaluated_tokens,
         },
-        es: mean(&observed.es),
+        es: mean(
+            &observed
+                .answered_pauses
+                .iter()
+                .map(|p| p.es)
+                .collect::<Vec<_>>(),
+        ),
         rss_mb,
         duration_s,
     }

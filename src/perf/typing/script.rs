@@ -59,6 +59,15 @@ impl Place {
         )
     }
 
+    /// The document once everything up to `offset` of `original` is typed.
+    pub fn text_at(&self, offset: usize) -> String {
+        format!(
+            "{}\n{}",
+            &self.original[..offset],
+            &self.original[self.end..]
+        )
+    }
+
     /// What `keystroke` inserts.
     pub fn typed(&self, keystroke: &Keystroke) -> &str {
         &self.original[keystroke.at..keystroke.to]

@@ -51,8 +51,9 @@ pub struct Observed {
     pub first_error: Option<String>,
     /// Each pause's keystroke-to-answer time in milliseconds (`None`: superseded or failed).
     pub pauses: Vec<Option<f64>>,
-    /// Edit similarity (0..=1) of each answered pause's suggestion to what was typed next.
-    pub es: Vec<f64>,
+    /// Each answered pause: where, and its suggestion's edit similarity (0..=1) to what was
+    /// typed next.
+    pub answered_pauses: Vec<AnsweredPause>,
     /// Completions the model made (typing along one is not another), and their prompt tokens
     /// already in a kept KV cache and evaluated.
     pub completions: usize,
@@ -60,6 +61,15 @@ pub struct Observed {
     pub evaluated_tokens: u64,
     /// Up to `record` completions' prompts and answers (not cut by a time budget), in order.
     pub recorded: Vec<Recorded>,
+}
+
+/// A pause answered in time.
+#[derive(Clone, Copy, Debug)]
+pub struct AnsweredPause {
+    /// The place's index and the offset of `original` typed up to.
+    pub place: usize,
+    pub offset: usize,
+    pub es: f64,
 }
 
 /// A request not answered yet.
@@ -285,10 +295,11 @@ impl Typist<'_> {
                 "a pause answered"
             );
             observed.pauses.push(Some(took.as_secs_f64() * 1e3));
-            let place = &self.places[index];
-            let lines = suggestion.split('\n').count();
-            let next = place.typed_next(offset, lines);
-            observed.es.push(cceval_es(suggestion, next) / 100.0);
+            observed.answered_pauses.push(AnsweredPause {
+                place: index,
+                offset,
+                es: similarity(&self.places[index], offset, suggestion),
+            });
         }
         let uri = file_uri(&self.places[index].abs);
         let (id, _) = self.client.start_request(
@@ -332,11 +343,60 @@ impl Typist<'_> {
     }
 }
 
+/// Edit similarity (0..=1) of `suggestion`, at `offset` of `place`, to what the person typed
+/// next, as far as the suggestion's lines reach.
+pub fn similarity(place: &Place, offset: usize, suggestion: &str) -> f64 {
+    let lines = suggestion.split('\n').count();
+    cceval_es(suggestion, place.typed_next(offset, lines)) / 100.0
+}
+
+/// Opens `place` as typed up to `offset`, asks for a completion at `offset` and waits as long as
+/// `timeout` for it: the suggestion (empty for none).
+pub fn suggestion_at(
+    client: &mut LspClient,
+    place: &Place,
+    offset: usize,
+    timeout: Duration,
+) -> Result<String, PerfError> {
+    let uri = file_uri(&place.abs);
+    open_text(client, &uri, place, &place.text_at(offset))?;
+    let (id, _) = client.start_request(
+        "textDocument/inlineCompletion",
+        inline_params(&uri, place, offset),
+    )?;
+    let (answer, _) = client.response(id, timeout)?;
+    client.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri}}),
+    )?;
+    if let Some(error) = answer.get("error") {
+        return Err(PerfError::Unmeasurable(format!(
+            "the completion at {}:{} failed: {error}",
+            place.rel,
+            place.position(offset).line + 1
+        )));
+    }
+    Ok(answer
+        .pointer("/result/items/0/insertText")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string())
+}
+
 fn open(client: &mut LspClient, uri: &str, place: &Place) -> Result<(), ClientError> {
+    open_text(client, uri, place, &place.opened_text())
+}
+
+fn open_text(
+    client: &mut LspClient,
+    uri: &str,
+    place: &Place,
+    text: &str,
+) -> Result<(), ClientError> {
     client.notify(
         "textDocument/didOpen",
         json!({"textDocument": {"uri": uri, "languageId": place.language.name(),
-               "version": 1, "text": place.opened_text()}}),
+               "version": 1, "text": text}}),
     )
 }
 

@@ -1,0 +1,89 @@
+//! Whether what makes ghost text fast costs quality: pauses the measured server answered in time
+//! are answered again by a second server with `lsp.reuse_kv` off (each prompt laid out as
+//! `crossfile complete` lays it out, retrieved at the cursor and read in a fresh context, the
+//! model asked every time), each waited for as long as it takes, and the edit similarity of both
+//! answers to what the person typed next compared over the same pauses.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::script::Place;
+use super::session::{self, AnsweredPause};
+use super::{PerfError, merge, served};
+use crate::perf::mean;
+
+/// Mean edit similarity (0..=1) over the same answered pauses, live and with reuse off.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct ReuseOff {
+    pub pauses: usize,
+    pub es_live: f64,
+    pub es_reuse_off: f64,
+}
+
+/// Up to `n` of `answered`, spread evenly over them, in their order.
+fn spread(answered: &[AnsweredPause], n: usize) -> Vec<AnsweredPause> {
+    if n == 0 || answered.is_empty() {
+        return Vec::new();
+    }
+    let n = n.min(answered.len());
+    (0..n).map(|i| answered[i * answered.len() / n]).collect()
+}
+
+/// Answers up to `n` of `answered` again with a server started with `options` and reuse off.
+pub fn compare_reuse_off(
+    server: &std::path::Path,
+    workspace: &std::path::Path,
+    places: &[Place],
+    mut options: Value,
+    answered: &[AnsweredPause],
+    n: usize,
+    say: &dyn Fn(&str),
+) -> Result<ReuseOff, PerfError> {
+    let chosen = spread(answered, n);
+    merge(&mut options, &json!({"lsp": {"reuse_kv": false}}));
+    let mut served = served::start(server, workspace, options)?;
+    let (mut live, mut off) = (Vec::new(), Vec::new());
+    for (i, pause) in chosen.iter().enumerate() {
+        let place = places.get(pause.place).ok_or_else(|| {
+            PerfError::Unmeasurable(format!("no place {} was typed", pause.place))
+        })?;
+        let suggestion =
+            session::suggestion_at(&mut served.client, place, pause.offset, served::SLOW)?;
+        live.push(pause.es);
+        off.push(session::similarity(place, pause.offset, &suggestion));
+        say(&format!(
+            "reuse off: {} of {} pauses answered again (edit similarity {:.3} live, {:.3} with reuse off)",
+            i + 1,
+            chosen.len(),
+            mean(&live),
+            mean(&off)
+        ));
+    }
+    served.client.finish(served::SLOW)?;
+    Ok(ReuseOff {
+        pauses: chosen.len(),
+        es_live: mean(&live),
+        es_reuse_off: mean(&off),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pauses_are_chosen_evenly_and_in_order() {
+        let answered: Vec<AnsweredPause> = (0..10)
+            .map(|offset| AnsweredPause {
+                place: 0,
+                offset,
+                es: 0.0,
+            })
+            .collect();
+        let offsets = |n| -> Vec<usize> { spread(&answered, n).iter().map(|p| p.offset).collect() };
+        assert_eq!(offsets(5), [0, 2, 4, 6, 8]);
+        assert_eq!(offsets(3), [0, 3, 6]);
+        assert_eq!(offsets(20), (0..10).collect::<Vec<_>>(), "at most all");
+        assert!(offsets(0).is_empty());
+    }
+}
