@@ -137,9 +137,16 @@ pub fn run(args: &BenchTypingArgs) -> anyhow::Result<()> {
     }
     if let Some(off) = report.reuse_off {
         out.push_str(&format!(
-            "edit similarity over {} answered pauses: {:.3} live, {:.3} with reuse off\n",
-            off.pauses, off.es_live, off.es_reuse_off
+            "edit similarity over {} answered pauses: {:.3} live, {:.3} with reuse off ({} the same)",
+            off.pauses, off.es_live, off.es_reuse_off, off.same
         ));
+        if let Some(d) = off.difference {
+            out.push_str(&format!(
+                "; live − reuse off 95% interval [{:.3}, {:.3}]",
+                d.low, d.high
+            ));
+        }
+        out.push('\n');
     }
     out.push_str(&format!(
         "RSS peak {:.1} MB is {:.2}× the {TARGET_RSS_MB} MB target\n",

@@ -95,6 +95,15 @@ fn typing_is_measured_through_the_server_and_through_llama_server() {
         let es = off[key].as_f64().expect("a mean edit similarity");
         assert!((0.0..=1.0).contains(&es), "{report}");
     }
+    assert!(off["same"].as_u64().is_some_and(|n| n <= 2), "{report}");
+    let (low, high) = (
+        off["difference"]["low"].as_f64(),
+        off["difference"]["high"].as_f64(),
+    );
+    assert!(
+        low <= high && low >= Some(-1.0) && high <= Some(1.0),
+        "{report}"
+    );
     assert!(
         stderr.contains("reuse off: 2 of 2 pauses answered again"),
         "{stderr}"

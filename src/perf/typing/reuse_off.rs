@@ -11,6 +11,7 @@ use super::script::Place;
 use super::session::{self, AnsweredPause};
 use super::{PerfError, merge, served};
 use crate::perf::mean;
+use crate::report::bootstrap::{Bootstrap, Interval};
 
 /// Mean edit similarity (0..=1) over the same answered pauses, live and with reuse off.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -18,6 +19,11 @@ pub struct ReuseOff {
     pub pauses: usize,
     pub es_live: f64,
     pub es_reuse_off: f64,
+    /// Pauses whose two answers scored the same.
+    pub same: usize,
+    /// The paired difference live − reuse off: its 95% bootstrap interval (the report's rule,
+    /// `report::bootstrap`); below zero all through, reuse cost quality.
+    pub difference: Option<Interval>,
 }
 
 /// Up to `n` of `answered`, spread evenly over them, in their order.
@@ -60,10 +66,13 @@ pub fn compare_reuse_off(
         ));
     }
     served.client.finish(served::SLOW)?;
+    let differences: Vec<f64> = live.iter().zip(&off).map(|(a, b)| a - b).collect();
     Ok(ReuseOff {
         pauses: chosen.len(),
         es_live: mean(&live),
         es_reuse_off: mean(&off),
+        same: differences.iter().filter(|d| d.abs() < 1e-9).count(),
+        difference: Bootstrap::default().mean_interval(&differences),
     })
 }
 
