@@ -295,6 +295,20 @@ fn with_fallback(
         .expect("generate")
 }
 
+/// `answer` found its prompt read ahead (all but its last block kept) and answered as a fresh
+/// context did (`fresh`): read in blocks, as exact as any live read.
+fn assert_read_ahead(answer: &Generation, fresh: &Generation) {
+    let (reused, total) = (
+        answer.reused_tokens.unwrap_or(0),
+        answer.prompt_tokens.unwrap_or(0),
+    );
+    assert!(
+        reused + EmbeddedBackend::KV_BLOCK as u32 >= total,
+        "not read ahead: {answer:?}"
+    );
+    assert_eq!(answer.text, fresh.text, "as a fresh context answers");
+}
+
 /// The last answer's prompt (`old`), the prompt with retrieval's new cross-file block (`new`),
 /// and that prompt with its left context a step further (`ahead`).
 fn block_change() -> (String, String, String) {
@@ -347,18 +361,7 @@ fn a_cold_prompt_is_answered_from_its_warm_fallback_while_it_is_read_ahead() {
         ready.reused_tokens,
         ready.prompt_tokens
     );
-    let (reused, total) = (
-        ready.reused_tokens.unwrap_or(0),
-        ready.prompt_tokens.unwrap_or(0),
-    );
-    assert!(
-        reused + EmbeddedBackend::KV_BLOCK as u32 >= total,
-        "{ready:?}"
-    );
-    assert_eq!(
-        ready.text, fresh_new.text,
-        "read ahead in blocks, as exact as any live read"
-    );
+    assert_read_ahead(&ready, &fresh_new);
     assert_ne!(
         fresh_new.text, fresh_old.text,
         "the two prompts must be told apart"
@@ -387,15 +390,6 @@ fn the_step_is_read_ahead_after_the_new_block_without_another_request() {
 
     std::thread::sleep(both * 2 + Duration::from_secs(3));
     for (prompt, fresh) in [(&ahead, &fresh_ahead), (&new, &fresh_new)] {
-        let answer = generate(&kept, prompt, true);
-        let (reused, total) = (
-            answer.reused_tokens.unwrap_or(0),
-            answer.prompt_tokens.unwrap_or(0),
-        );
-        assert!(
-            reused + EmbeddedBackend::KV_BLOCK as u32 >= total,
-            "not read ahead: {answer:?}"
-        );
-        assert_eq!(answer.text, fresh.text);
+        assert_read_ahead(&generate(&kept, prompt, true), fresh);
     }
 }
