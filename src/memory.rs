@@ -20,7 +20,8 @@
 //! contexts, `bench typing --sessions 4 --embedded` on click peaked at 304.0 MB and ended at
 //! 271.8 MB with the moving threshold, and at 268.2 and 258.5 MB with it fixed at 128 KiB (the
 //! same run, `GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072`); cold indexing of django took
-//! 2.33–3.60 s against 2.35–2.37 s. [`tune_allocator`] fixes it there too.
+//! 3.60 s (the first run, files not yet in the page cache) and 2.33 s with the moving threshold,
+//! 2.37 and 2.35 s with it fixed. [`tune_allocator`] fixes it there too.
 //!
 //! Building or opening an index and loading a model allocate and free far more than the server
 //! keeps, and glibc's allocator holds freed memory for later instead of returning it: a server

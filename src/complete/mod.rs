@@ -319,11 +319,11 @@ impl Completer {
         if !self.reads_ahead() {
             return None;
         }
-        let now = shown(query, hits, prompt);
-        let old = self
-            .steady
-            .as_ref()?
-            .replaced(&query.path, &now.block, now.left_line)?;
+        let old = self.steady.as_ref()?.replaced(
+            &query.path,
+            &hits[..prompt.hits_used.min(hits.len())],
+            prompt::start_line(&query.left, &prompt.left),
+        )?;
         // Only chunks the index still holds as they were: nothing from a deleted or edited file.
         let current = |hit: &Hit| {
             snapshot
@@ -337,8 +337,9 @@ impl Completer {
         let fallback = self.prompt_laid_out(query, &old.block, layout);
         // The old block whole and the old start (a larger block, or a start that no longer
         // fits, would lay out a prompt no cache holds).
-        (fallback.text != prompt.text && shown(query, &old.block, &fallback) == old)
-            .then_some((old.block, fallback))
+        let as_shown = fallback.hits_used == old.block.len()
+            && prompt::start_line(&query.left, &fallback.left) == old.left_line;
+        (as_shown && fallback.text != prompt.text).then_some((old.block, fallback))
     }
 
     /// When steady prompts meet a kept KV cache: `prompt` with its left context starting where

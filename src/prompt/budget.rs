@@ -340,10 +340,10 @@ fn steady_start<'t>(
     if line == 0 || line > last_line {
         return fitted;
     }
-    let Some((newline, _)) = text.match_indices('\n').nth(line - 1) else {
+    let Some(at) = line_start(text, line) else {
         return fitted;
     };
-    let start = &text[newline + 1..];
+    let start = &text[at..];
     Fitted {
         text: start,
         tokens: tokenizer.count(start),
@@ -352,15 +352,19 @@ fn steady_start<'t>(
 
 /// `text` from its line `line` (0-based) on, if that line starts before `text`'s last line.
 fn from_line<'t>(text: &'t str, line: usize, tokenizer: &dyn Tokenizer) -> Option<Fitted<'t>> {
-    let start = match line {
-        0 => 0,
-        _ => text.match_indices('\n').nth(line - 1)?.0 + 1,
-    };
-    let from = &text[start..];
+    let from = &text[line_start(text, line)?..];
     from.contains('\n').then(|| Fitted {
         text: from,
         tokens: tokenizer.count(from),
     })
+}
+
+/// The byte offset where line `line` (0-based) of `text` starts, if it has that many lines.
+fn line_start(text: &str, line: usize) -> Option<usize> {
+    match line {
+        0 => Some(0),
+        _ => text.match_indices('\n').nth(line - 1).map(|(i, _)| i + 1),
+    }
 }
 
 /// How many token positions are tried for a cut at a token boundary before falling back to

@@ -132,8 +132,9 @@ struct Prefill {
     /// read on in its slot.
     spare: Option<usize>,
     /// What to read ahead once `tokens` is read (the request's [`GenerateRequest::read_ahead`]
-    /// when `tokens` is its own prompt), sparing the slot that holds `tokens`.
-    then: Option<Vec<LlamaToken>>,
+    /// when `tokens` is its own prompt, and its `max_tokens`), sparing the slot that holds
+    /// `tokens`; tokenized only then, in idle time, not at each request.
+    then: Option<(String, u32)>,
 }
 
 /// A fallback answers in a live prompt's place when it has at most this many tokens left to
@@ -193,7 +194,7 @@ impl<'m> Pool<'m> {
                 self.prefill = Some(Prefill {
                     tokens,
                     spare: Some(at),
-                    then: self.ahead_of(request, max_tokens)?,
+                    then: request.read_ahead.clone().map(|ahead| (ahead, max_tokens)),
                 });
                 return self.run_in(at, &fallback, &plan, job, generation);
             }
@@ -217,30 +218,33 @@ impl<'m> Pool<'m> {
             self.prefill = Some(Prefill {
                 tokens: tokens.clone(),
                 spare: None,
-                then: self.ahead_of(request, max_tokens)?,
+                then: request.read_ahead.clone().map(|ahead| (ahead, max_tokens)),
             });
         } else if self.prefill.as_ref().is_none_or(|p| p.spare != Some(at)) {
             // Reading ahead for this slot's document goes on; anything else is stale.
-            self.prefill = self.ahead_of(request, max_tokens)?.map(|tokens| Prefill {
-                tokens,
-                spare: Some(at),
-                then: None,
-            });
+            self.prefill = match &request.read_ahead {
+                Some(ahead) => self.ahead(ahead, max_tokens, at)?,
+                None => None,
+            };
         }
         self.run_in(at, &tokens, &plan, job, generation)
     }
 
-    /// The tokens of what `request` asks to read ahead, if they fit the context.
-    fn ahead_of(
+    /// `ahead` to read ahead, sparing slot `spare`, if its tokens fit the context.
+    fn ahead(
         &self,
-        request: &GenerateRequest,
+        ahead: &str,
         max_tokens: u32,
-    ) -> Result<Option<Vec<LlamaToken>>, BackendError> {
-        let Some(ahead) = &request.read_ahead else {
-            return Ok(None);
-        };
+        spare: usize,
+    ) -> Result<Option<Prefill>, BackendError> {
         let tokens = self.tokenize(ahead)?;
-        Ok(Some(tokens).filter(|t| self.check_fits(t.len(), max_tokens).is_ok()))
+        Ok(Some(tokens)
+            .filter(|t| self.check_fits(t.len(), max_tokens).is_ok())
+            .map(|tokens| Prefill {
+                tokens,
+                spare: Some(spare),
+                then: None,
+            }))
     }
 
     /// Answers `job` from `tokens` read into slot `at` after `plan`.
@@ -349,11 +353,12 @@ impl<'m> Pool<'m> {
         let plan = reuse::choose(&slot.tokens, slot.whole, &prefill.tokens, 0);
         if plan.reused() >= end {
             // Read: what comes next is read in another slot, this one spared.
-            self.prefill = prefill.then.map(|tokens| Prefill {
-                tokens,
-                spare: Some(at),
-                then: None,
-            });
+            if let Some((ahead, max_tokens)) = prefill.then {
+                match self.ahead(&ahead, max_tokens, at) {
+                    Ok(next) => self.prefill = next,
+                    Err(e) => tracing::warn!("reading ahead: {e}"),
+                }
+            }
             return;
         }
         self.clock += 1;

@@ -109,27 +109,38 @@ pub fn type_places(
     Ok(typist.observed)
 }
 
-/// Asks for one completion at `place`'s start, in the open document, and waits as long as
-/// `timeout` for it: the milliseconds it took.
-fn first_completion(
+/// Asks for one completion at `offset` of `place`, in the open document, and waits as long as
+/// `timeout` for it: the answer and the milliseconds it took; a failed completion is an error.
+fn waited_completion(
     client: &mut LspClient,
     uri: &str,
     place: &Place,
+    offset: usize,
     timeout: Duration,
-) -> Result<f64, PerfError> {
+) -> Result<(Value, f64), PerfError> {
     let (id, sent) = client.start_request(
         "textDocument/inlineCompletion",
-        inline_params(uri, place, place.start),
+        inline_params(uri, place, offset),
     )?;
     let (answer, at) = client.response(id, timeout)?;
     match answer.get("error") {
         Some(error) => Err(PerfError::Unmeasurable(format!(
             "the completion at {}:{} failed: {error}",
             place.rel,
-            place.first_line + 1
+            place.position(offset).line + 1
         ))),
-        None => Ok(at.duration_since(sent).as_secs_f64() * 1e3),
+        None => Ok((answer, at.duration_since(sent).as_secs_f64() * 1e3)),
     }
+}
+
+/// [`waited_completion`] at `place`'s start: the milliseconds it took.
+fn first_completion(
+    client: &mut LspClient,
+    uri: &str,
+    place: &Place,
+    timeout: Duration,
+) -> Result<f64, PerfError> {
+    waited_completion(client, uri, place, place.start, timeout).map(|(_, ms)| ms)
 }
 
 /// Opens `place`, asks for one completion at its start (the model's load) and closes it.
@@ -360,22 +371,12 @@ pub fn suggestion_at(
 ) -> Result<String, PerfError> {
     let uri = file_uri(&place.abs);
     open_text(client, &uri, place, &place.text_at(offset))?;
-    let (id, _) = client.start_request(
-        "textDocument/inlineCompletion",
-        inline_params(&uri, place, offset),
-    )?;
-    let (answer, _) = client.response(id, timeout)?;
+    let answer = waited_completion(client, &uri, place, offset, timeout);
     client.notify(
         "textDocument/didClose",
         json!({"textDocument": {"uri": uri}}),
     )?;
-    if let Some(error) = answer.get("error") {
-        return Err(PerfError::Unmeasurable(format!(
-            "the completion at {}:{} failed: {error}",
-            place.rel,
-            place.position(offset).line + 1
-        )));
-    }
+    let (answer, _) = answer?;
     Ok(answer
         .pointer("/result/items/0/insertText")
         .and_then(Value::as_str)
