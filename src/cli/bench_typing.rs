@@ -10,7 +10,7 @@ use anyhow::Context;
 use clap::Args;
 
 use crossfile::config::Settings;
-use crossfile::perf::typing::Measured;
+use crossfile::perf::typing::{Measured, Paired};
 use crossfile::perf::{Pace, TARGET_RSS_MB, TypingParams, measure_typing};
 
 use super::progress::bytes_bar;
@@ -136,17 +136,13 @@ pub fn run(args: &BenchTypingArgs) -> anyhow::Result<()> {
         ));
     }
     if let Some(off) = report.reuse_off {
-        out.push_str(&format!(
-            "edit similarity over {} answered pauses: {:.3} live, {:.3} with reuse off ({} the same)",
-            off.pauses, off.es_live, off.es_reuse_off, off.same
-        ));
-        if let Some(d) = off.difference {
-            out.push_str(&format!(
-                "; live − reuse off 95% interval [{:.3}, {:.3}]",
-                d.low, d.high
-            ));
+        for (what, part) in [
+            ("answered pauses", off.all),
+            ("of them typed along", off.typed_along),
+            ("of them asked of the model", off.asked),
+        ] {
+            out.push_str(&paired_line(what, &part));
         }
-        out.push('\n');
     }
     out.push_str(&format!(
         "RSS peak {:.1} MB is {:.2}× the {TARGET_RSS_MB} MB target\n",
@@ -155,6 +151,22 @@ pub fn run(args: &BenchTypingArgs) -> anyhow::Result<()> {
     ));
     std::io::stdout().lock().write_all(out.as_bytes())?;
     Ok(())
+}
+
+/// Edit similarity live and with reuse off over `part`'s pauses, one line.
+fn paired_line(what: &str, part: &Paired) -> String {
+    let mut line = format!(
+        "edit similarity over {} {what}: {:.3} live, {:.3} with reuse off ({} the same)",
+        part.pauses, part.es_live, part.es_reuse_off, part.same
+    );
+    if let Some(d) = part.difference {
+        line.push_str(&format!(
+            "; live − reuse off 95% interval [{:.3}, {:.3}]",
+            d.low, d.high
+        ));
+    }
+    line.push('\n');
+    line
 }
 
 /// A latency, or "no answer" where the percentile fell on a pause without one.

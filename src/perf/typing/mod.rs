@@ -31,7 +31,7 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-pub use reuse_off::ReuseOff;
+pub use reuse_off::{Paired, ReuseOff};
 pub use session::Pace;
 pub use verify::Fresh;
 

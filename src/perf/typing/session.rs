@@ -70,6 +70,9 @@ pub struct AnsweredPause {
     pub place: usize,
     pub offset: usize,
     pub es: f64,
+    /// Answered by typing along an earlier suggestion (its completion's serial seen before), not
+    /// by the model.
+    pub along: bool,
 }
 
 /// A request not answered yet.
@@ -81,8 +84,8 @@ enum Waiting {
         pause: bool,
         sent: Instant,
     },
-    /// `crossfile.context` after an answer.
-    Context,
+    /// `crossfile.context` after an answer; at a pause, the index of its answered pause.
+    Context { pause: Option<usize> },
 }
 
 /// Types `places` into the server behind `client`, recording up to `record` completions' prompts;
@@ -256,8 +259,13 @@ impl Typist<'_> {
             return Ok(());
         };
         match waiting {
-            Waiting::Context => {
-                self.count_tokens(message.get("result").unwrap_or(&Value::Null));
+            Waiting::Context { pause } => {
+                let along = self.count_tokens(message.get("result").unwrap_or(&Value::Null));
+                if let (true, Some(pause)) = (along, pause)
+                    && let Some(answered) = self.observed.answered_pauses.get_mut(pause)
+                {
+                    answered.along = true;
+                }
                 Ok(())
             }
             Waiting::Completion {
@@ -298,6 +306,7 @@ impl Typist<'_> {
             .pointer("/result/items/0/insertText")
             .and_then(Value::as_str)
             .unwrap_or_default();
+        let mut answered_pause = None;
         if pause {
             tracing::debug!(
                 offset,
@@ -306,10 +315,12 @@ impl Typist<'_> {
                 "a pause answered"
             );
             observed.pauses.push(Some(took.as_secs_f64() * 1e3));
+            answered_pause = Some(observed.answered_pauses.len());
             observed.answered_pauses.push(AnsweredPause {
                 place: index,
                 offset,
                 es: similarity(&self.places[index], offset, suggestion),
+                along: false,
             });
         }
         let uri = file_uri(&self.places[index].abs);
@@ -317,17 +328,23 @@ impl Typist<'_> {
             "workspace/executeCommand",
             json!({"command": "crossfile.context", "arguments": [{"uri": uri}]}),
         )?;
-        self.waiting.insert(id, Waiting::Context);
+        self.waiting.insert(
+            id,
+            Waiting::Context {
+                pause: answered_pause,
+            },
+        );
         Ok(())
     }
 
-    /// Adds a completion's prompt tokens the first time its serial is seen.
-    fn count_tokens(&mut self, context: &Value) {
+    /// Adds a completion's prompt tokens the first time its serial is seen; true when it was seen
+    /// before (the answer typed along an earlier completion).
+    fn count_tokens(&mut self, context: &Value) -> bool {
         let Some(serial) = context.get("serial").and_then(Value::as_u64) else {
-            return;
+            return false;
         };
         if !self.serials.insert(serial) {
-            return;
+            return true;
         }
         let number = |key: &str| {
             context
@@ -351,6 +368,7 @@ impl Typist<'_> {
                 text: text.to_string(),
             });
         }
+        false
     }
 }
 
