@@ -372,7 +372,7 @@ fn repoeval_case(r: RepoevalRecord) -> Result<Case, RecordError> {
 }
 
 /// One path component: not empty, not `.` or `..`, no separator.
-fn checked_component(part: &str) -> Result<String, String> {
+pub(super) fn checked_component(part: &str) -> Result<String, String> {
     if part.is_empty() || part == "." || part == ".." || part.contains(['/', '\\', '\0']) {
         return Err(format!("{part:?} is not a single path component"));
     }
@@ -380,7 +380,7 @@ fn checked_component(part: &str) -> Result<String, String> {
 }
 
 /// A relative `/`-separated path that cannot leave the directory it is joined to.
-fn checked_relative(path: &str) -> Result<String, String> {
+pub(super) fn checked_relative(path: &str) -> Result<String, String> {
     let p = Path::new(path);
     let normal = !path.is_empty()
         && !path.contains(['\\', '\0'])

@@ -3,7 +3,10 @@
 //! and scoring predictions made elsewhere. Reading run files back is `report`'s job.
 
 mod case;
+pub mod envs;
 mod error;
+pub mod evocodebench;
+pub mod exec_score;
 pub mod formats;
 mod jsonl;
 pub mod outputs;

@@ -177,6 +177,9 @@ pub enum BenchCommand {
     Export(super::bench_export::BenchExportArgs),
     /// Mine CrossCodeEval-style line-completion cases (cursors before cross-file identifiers).
     Mine(super::bench_mine::BenchMineArgs),
+    /// Make one Python environment per repository of an execution-based benchmark (pinned
+    /// requirement files; kept in the cache).
+    SetupEnv(super::bench_setup_env::BenchSetupEnvArgs),
 }
 
 #[derive(Debug, Args)]

@@ -8,17 +8,37 @@ use clap::Args;
 use crossfile::bench::{CaseFormat, load_cases, load_predictions, score_predictions};
 use crossfile::config::{Options, Settings, WorkspaceOptions};
 
+/// What `bench score` scores: completions by similarity (CrossCodeEval, RepoEval) or function
+/// bodies by their repository's tests (EvoCodeBench).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScoreFormat {
+    Similarity(CaseFormat),
+    Evocodebench,
+}
+
+fn score_format(name: &str) -> Result<ScoreFormat, String> {
+    if name == "evocodebench" {
+        return Ok(ScoreFormat::Evocodebench);
+    }
+    CaseFormat::from_name(name)
+        .map(ScoreFormat::Similarity)
+        .ok_or_else(|| format!("unknown format {name:?}: cceval, repoeval or evocodebench"))
+}
+
 #[derive(Debug, Args)]
 pub struct BenchScoreArgs {
-    /// The cases' format: cceval or repoeval.
-    #[arg(long, value_name = "FORMAT", value_parser = CaseFormat::parse)]
-    pub format: CaseFormat,
-    /// The cases file (jsonl); no repository is needed.
+    /// The cases' format: cceval, repoeval or evocodebench.
+    #[arg(long, value_name = "FORMAT", value_parser = score_format)]
+    pub format: ScoreFormat,
+    /// The cases file (jsonl); no repository is needed for cceval and repoeval.
     #[arg(long, value_name = "FILE")]
     pub cases: PathBuf,
-    /// Predictions: one JSON line per case, {"task_id": <case id>, "pred": <raw output>}.
+    /// Predictions: one JSON line per case, {"task_id": <case id>, "pred": <raw output>}; for
+    /// evocodebench the official {"namespace", "completion"}, one line per sample.
     #[arg(long, value_name = "P.jsonl")]
     pub predictions: PathBuf,
+    #[command(flatten)]
+    pub exec: super::bench_exec::ExecArgs,
     /// Skip cases whose file text is larger than this many bytes (default:
     /// workspace.max_file_bytes of the configuration).
     #[arg(long, value_name = "BYTES")]
@@ -29,6 +49,17 @@ pub struct BenchScoreArgs {
 }
 
 pub fn run_cmd(args: &BenchScoreArgs) -> anyhow::Result<()> {
+    let format = match args.format {
+        ScoreFormat::Similarity(format) => format,
+        ScoreFormat::Evocodebench => {
+            return super::bench_exec::score_cmd(
+                &args.cases,
+                &args.predictions,
+                &args.exec,
+                args.json,
+            );
+        }
+    };
     let options = Options {
         workspace: args.max_file_bytes.map(|b| WorkspaceOptions {
             max_file_bytes: Some(b),
@@ -36,16 +67,12 @@ pub fn run_cmd(args: &BenchScoreArgs) -> anyhow::Result<()> {
         ..Options::default()
     };
     let settings = Settings::load_with(std::path::Path::new("."), options)?;
-    let cases = load_cases(
-        &args.cases,
-        args.format,
-        settings.index.workspace.max_file_bytes,
-    )?;
+    let cases = load_cases(&args.cases, format, settings.index.workspace.max_file_bytes)?;
     let predictions = load_predictions(&args.predictions)?;
     for problem in cases.problems.iter().chain(&predictions.problems) {
         tracing::warn!("skipped: {problem}");
     }
-    let table = score_predictions(args.format, &cases.cases, &predictions.predictions)?;
+    let table = score_predictions(format, &cases.cases, &predictions.predictions)?;
     if !table.unpredicted.is_empty() {
         tracing::warn!(
             "{} cases have no prediction and are left out (first: {})",
@@ -71,7 +98,7 @@ pub fn run_cmd(args: &BenchScoreArgs) -> anyhow::Result<()> {
     if args.json {
         return super::print_json(&serde_json::to_value(&table.groups)?);
     }
-    let (group, metrics): (&str, &[&str]) = match args.format {
+    let (group, metrics): (&str, &[&str]) = match format {
         CaseFormat::Cceval => (
             "language",
             &[

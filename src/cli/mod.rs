@@ -5,6 +5,7 @@
 
 mod args;
 mod bench_compare;
+mod bench_exec;
 mod bench_export;
 mod bench_lsp;
 mod bench_mine;
@@ -12,6 +13,7 @@ mod bench_model;
 mod bench_report;
 mod bench_run;
 mod bench_score;
+mod bench_setup_env;
 mod bench_typing;
 mod complete_cmd;
 mod cursor;
@@ -53,6 +55,7 @@ pub fn run() -> ExitCode {
         Command::Bench(args::BenchCommand::Compare(args)) => bench_compare::run(args),
         Command::Bench(args::BenchCommand::Export(args)) => bench_export::run(args),
         Command::Bench(args::BenchCommand::Mine(args)) => bench_mine::run(args),
+        Command::Bench(args::BenchCommand::SetupEnv(args)) => bench_setup_env::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

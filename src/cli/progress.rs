@@ -14,6 +14,14 @@ pub fn bytes_bar(message: &'static str) -> Progress {
     bar(message, "{msg} [{bar:30}] {bytes}/{total_bytes}, eta {eta}")
 }
 
+/// "<message> [bar] done/total <unit>, eta" on stderr (hidden when stderr is not a terminal).
+pub fn count_bar(message: &'static str, unit: &str) -> Progress {
+    bar(
+        message,
+        &format!("{{msg}} [{{bar:30}}] {{pos}}/{{len}} {unit}, eta {{eta}}"),
+    )
+}
+
 fn bar(message: &'static str, template: &str) -> Progress {
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
     bar.set_style(

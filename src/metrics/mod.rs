@@ -40,7 +40,7 @@ pub use identifiers::{IdMatch, cceval_identifiers, remove_string_literals};
 pub use keywords::{cceval_keywords, is_cceval_keyword};
 pub use passk::pass_at_k;
 pub use pyround::{round_half_even, round_to};
-pub use pystr::{splitlines, strip, stripped_nonempty};
+pub use pystr::{splitlines, splitlines_keepends, strip, stripped_nonempty};
 pub use recall::recall_at_k;
 pub use repoeval::{RepoevalScores, repoeval_em, repoeval_es, repoeval_metrics};
 

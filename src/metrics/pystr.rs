@@ -12,6 +12,25 @@ pub fn strip(text: &str) -> &str {
 /// `\x0c`, `\x1c`, `\x1d`, `\x1e`, U+0085, U+2028 or U+2029. A final line break does not start
 /// another line, and the empty string has no lines.
 pub fn splitlines(text: &str) -> Vec<&str> {
+    splitlines_keepends(text)
+        .into_iter()
+        .map(|line| {
+            let ending = if line.ends_with("\r\n") {
+                2
+            } else {
+                line.chars()
+                    .next_back()
+                    .filter(|&c| is_line_boundary(c))
+                    .map_or(0, char::len_utf8)
+            };
+            &line[..line.len() - ending]
+        })
+        .collect()
+}
+
+/// Python's `str.splitlines(keepends=True)`: [`splitlines`]' lines, each with the break that
+/// ends it.
+pub fn splitlines_keepends(text: &str) -> Vec<&str> {
     let mut lines = Vec::new();
     let mut start = 0;
     let mut chars = text.char_indices().peekable();
@@ -19,12 +38,13 @@ pub fn splitlines(text: &str) -> Vec<&str> {
         if !is_line_boundary(c) {
             continue;
         }
-        lines.push(&text[start..at]);
-        start = at + c.len_utf8();
+        let mut end = at + c.len_utf8();
         if c == '\r' && chars.peek().is_some_and(|&(_, next)| next == '\n') {
             chars.next();
-            start += 1;
+            end += 1;
         }
+        lines.push(&text[start..end]);
+        start = end;
     }
     if start < text.len() {
         lines.push(&text[start..]);
@@ -61,6 +81,20 @@ fn is_line_boundary(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn splitlines_keepends_follows_python() {
+        // Values from CPython 3.11 `str.splitlines(True)`.
+        let cases: &[(&str, &[&str])] = &[
+            ("", &[]),
+            ("\n", &["\n"]),
+            ("a\r\nb\rc", &["a\r\n", "b\r", "c"]),
+            ("a\r\r\nb\u{2028}", &["a\r", "\r\n", "b\u{2028}"]),
+        ];
+        for (text, lines) in cases {
+            assert_eq!(splitlines_keepends(text), *lines, "{text:?}");
+        }
+    }
 
     #[test]
     fn splitlines_follows_python() {

@@ -14,6 +14,7 @@ mod config;
 mod dense;
 #[cfg(feature = "embedded")]
 mod embedded;
+mod evocodebench;
 mod hostile;
 mod http_backends;
 mod index_lifecycle;

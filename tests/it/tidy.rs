@@ -156,6 +156,7 @@ fn layers_import_only_downwards() {
         "progress",
         "lock",
         "memory",
+        "harness",
     ];
     /// Each layer above the engine and what it must not use.
     const ABOVE: &[(&str, &[&str])] = &[

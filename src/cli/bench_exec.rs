@@ -1,0 +1,169 @@
+//! The execution-based side of `bench score` (EvoCodeBench): every sample's tests run in its
+//! repository's environment through the engine's harness, then Pass@k.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args;
+
+use crossfile::bench::envs::EnvStore;
+use crossfile::bench::evocodebench::{load_completions, load_exec_cases};
+use crossfile::bench::exec_score::{
+    ExecContext, ExecScore, exec_score, match_completions, run_samples,
+};
+use crossfile::config::Settings;
+use crossfile::harness::{Harness, Status};
+use crossfile::progress::ProgressEvent;
+
+use super::progress::count_bar;
+
+/// How tests are run.
+#[derive(Debug, Args)]
+pub struct ExecArgs {
+    /// The folder holding one folder per repository (evocodebench; only read: each sample is
+    /// tested in a temporary copy).
+    #[arg(long, value_name = "DIR")]
+    pub repos: Option<PathBuf>,
+    /// The k of Pass@k, comma-separated (evocodebench); a k above a case's samples is skipped.
+    #[arg(long, value_name = "K,…", default_value = "1", value_delimiter = ',')]
+    pub k: Vec<u64>,
+    /// Samples tested at once (evocodebench).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub jobs: usize,
+    /// Seconds each test may run before its process group is killed (evocodebench).
+    #[arg(long, value_name = "SECONDS", default_value_t = 20.0)]
+    pub test_timeout: f64,
+    /// Address-space limit of a test and everything it starts, in GB (evocodebench).
+    #[arg(long, value_name = "GB", default_value_t = 5.0)]
+    pub memory_gb: f64,
+}
+
+impl ExecArgs {
+    fn harness(&self) -> anyhow::Result<Harness> {
+        anyhow::ensure!(
+            self.test_timeout > 0.0 && self.test_timeout.is_finite(),
+            "--test-timeout must be a positive number of seconds"
+        );
+        anyhow::ensure!(self.memory_gb > 0.0, "--memory-gb must be positive");
+        anyhow::ensure!(
+            self.k.iter().all(|&k| k > 0),
+            "--k: every k must be at least 1"
+        );
+        Ok(Harness::new(
+            Duration::from_secs_f64(self.test_timeout),
+            (self.memory_gb * 1024.0 * 1024.0 * 1024.0) as u64,
+        )?)
+    }
+}
+
+/// `bench score --format evocodebench`.
+pub fn score_cmd(
+    cases_path: &Path,
+    predictions: &Path,
+    args: &ExecArgs,
+    json: bool,
+) -> anyhow::Result<()> {
+    let repos = args
+        .repos
+        .as_deref()
+        .context("--repos DIR is required for evocodebench: the tests run in the repositories")?;
+    let harness = args.harness()?;
+    let settings = Settings::load(Path::new("."))?;
+    let envs = EnvStore::new(&settings.index.cache_dir, "evocodebench");
+    let cases = load_exec_cases(cases_path)?;
+    let completions = load_completions(predictions)?;
+    for problem in cases.problems.iter().chain(&completions.problems) {
+        tracing::warn!("skipped: {problem}");
+    }
+    let matched = match_completions(&cases.cases, &completions.completions);
+    if let Some(first) = matched.unknown.first() {
+        tracing::warn!(
+            "{} namespaces of {} name no case of {} (first: {first})",
+            matched.unknown.len(),
+            predictions.display(),
+            cases_path.display()
+        );
+    }
+    if let Some(first) = matched.unpredicted.first() {
+        tracing::warn!(
+            "{} cases have no completion and are left out (first: {first})",
+            matched.unpredicted.len()
+        );
+    }
+    anyhow::ensure!(
+        !matched.samples.is_empty(),
+        "no completion of {} matches a case of {}",
+        predictions.display(),
+        cases_path.display()
+    );
+    let bar = count_bar("testing", "samples");
+    let total: usize = matched.samples.iter().map(|(_, b)| b.len()).sum();
+    bar.report(ProgressEvent::Begin {
+        total: total as u64,
+    });
+    let cancel = AtomicBool::new(false);
+    let context = ExecContext {
+        repos,
+        envs: &envs,
+        harness: &harness,
+        jobs: args.jobs,
+        cancel: &cancel,
+    };
+    let per_case = run_samples(&context, &matched.samples, &|done, _| {
+        bar.report(ProgressEvent::Advance { done: done as u64 })
+    });
+    bar.report(ProgressEvent::End);
+    let score = exec_score(per_case, &args.k);
+    report_errors(&score);
+    if json {
+        super::print_json(&serde_json::to_value(&score)?)?;
+    } else {
+        super::print_line(&score_text(&score))?;
+    }
+    anyhow::ensure!(
+        score.cases > 0,
+        "no case was tested: every sample ended in an error (above)"
+    );
+    Ok(())
+}
+
+/// Each error once, with how many samples it hit.
+fn report_errors(score: &ExecScore) {
+    let mut seen: Vec<(String, usize)> = Vec::new();
+    for detail in score.per_case.iter().flat_map(|c| &c.details) {
+        if detail.status != Status::Error {
+            continue;
+        }
+        let message = detail.message.clone().unwrap_or_default();
+        match seen.iter_mut().find(|(m, _)| *m == message) {
+            Some((_, count)) => *count += 1,
+            None => seen.push((message, 1)),
+        }
+    }
+    for (message, count) in seen {
+        tracing::error!("{count} sample(s) not tested: {message}");
+    }
+}
+
+fn score_text(score: &ExecScore) -> String {
+    let mut out =
+        String::from("| namespace | n | c | outcomes | first failure |\n|---|---:|---:|---|---|\n");
+    for case in &score.per_case {
+        let outcomes: Vec<&str> = case.outcomes.iter().map(|s| s.name()).collect();
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} |\n",
+            case.namespace,
+            case.n,
+            case.c,
+            outcomes.join(" "),
+            case.first_failure.as_deref().unwrap_or("–")
+        ));
+    }
+    out.push_str(&format!("\n{} cases", score.cases));
+    for (k, value) in &score.pass_at_k {
+        out.push_str(&format!(" · Pass@{k} {value:.4}"));
+    }
+    out
+}

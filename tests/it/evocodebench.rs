@@ -1,0 +1,345 @@
+//! EvoCodeBench's DEV cases through `bench setup-env` and `bench score --format evocodebench`:
+//! the real repositories, their real environments (pinned packages from PyPI) and their own
+//! tests, in the sandbox. The reference figures are `replay.py`'s (../shared/bench/evocodebench).
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use serde_json::{Value, json};
+
+use crate::support::{bench_repos, copy_tree, crossfile, shared_dir, stderr, stdout};
+
+fn evo_dir() -> PathBuf {
+    shared_dir().join("bench").join("evocodebench")
+}
+
+fn dev_cases() -> PathBuf {
+    evo_dir().join("dev.jsonl")
+}
+
+/// The cache the environments live in: the user's, like the default model (made once, kept).
+fn env_cache() -> PathBuf {
+    crossfile::config::default_cache_dir()
+}
+
+/// Sets up the DEV environments once (quick when they are already there).
+fn environments() {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let repos = bench_repos();
+        let requirements = evo_dir().join("requirements");
+        let out = crossfile(
+            &[
+                "bench",
+                "setup-env",
+                "--format",
+                "evocodebench",
+                "--repos",
+                &repos.to_string_lossy(),
+                "--requirements",
+                &requirements.to_string_lossy(),
+            ],
+            &env_cache(),
+        );
+        assert!(out.status.success(), "setup-env: {}", stderr(&out));
+    });
+}
+
+fn records() -> Vec<Value> {
+    std::fs::read_to_string(dev_cases())
+        .expect("dev.jsonl")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a record"))
+        .collect()
+}
+
+/// The reference body of `record`, from its file.
+fn reference_body(repos: &Path, record: &Value) -> String {
+    let path = repos.join(record["completion_path"].as_str().expect("path"));
+    let text = std::fs::read_to_string(path).expect("the case's file");
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let (first, last) = (
+        record["body_position"][0].as_u64().expect("first") as usize,
+        record["body_position"][1].as_u64().expect("last") as usize,
+    );
+    lines[first - 1..last].concat()
+}
+
+/// Writes `{"namespace", "completion"}` lines.
+fn write_completions(path: &Path, completions: &[(String, String)]) {
+    let lines: Vec<String> = completions
+        .iter()
+        .map(|(namespace, completion)| {
+            json!({"namespace": namespace, "completion": completion}).to_string()
+        })
+        .collect();
+    std::fs::write(path, lines.join("\n") + "\n").expect("write completions");
+}
+
+/// `bench score --format evocodebench … --json`: the document, and stderr.
+fn score(
+    cases: &Path,
+    repos: &Path,
+    predictions: &Path,
+    extra: &[&str],
+    cache: &Path,
+) -> (Value, String) {
+    let mut args = vec!["bench", "score", "--format", "evocodebench", "--cases"];
+    let (cases, repos, predictions) = (
+        cases.to_string_lossy().into_owned(),
+        repos.to_string_lossy().into_owned(),
+        predictions.to_string_lossy().into_owned(),
+    );
+    args.extend([
+        cases.as_str(),
+        "--repos",
+        repos.as_str(),
+        "--predictions",
+        predictions.as_str(),
+        "--json",
+    ]);
+    args.extend(extra);
+    let out = crossfile(&args, cache);
+    let document = serde_json::from_str(&stdout(&out)).unwrap_or(Value::Null);
+    (
+        document,
+        format!("exit {:?}\n{}", out.status.code(), stderr(&out)),
+    )
+}
+
+/// Every file of a tree with its bytes' hash, for "unchanged" checks.
+fn tree_hashes(root: &Path) -> BTreeMap<PathBuf, String> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read dir") {
+            let path = entry.expect("entry").path();
+            let meta = std::fs::symlink_metadata(&path).expect("metadata");
+            if meta.is_dir() {
+                stack.push(path);
+            } else {
+                let bytes = std::fs::read(&path).unwrap_or_default();
+                out.insert(path, blake3::hash(&bytes).to_hex().to_string());
+            }
+        }
+    }
+    out
+}
+
+fn outcomes(document: &Value) -> Vec<(String, String)> {
+    document["per_case"]
+        .as_array()
+        .expect("per_case")
+        .iter()
+        .map(|case| {
+            (
+                case["namespace"].as_str().expect("namespace").to_string(),
+                case["outcomes"][0].as_str().unwrap_or("none").to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn reference_bodies_pass_stubs_fail_and_the_repositories_are_left_unchanged() {
+    environments();
+    let repos = bench_repos();
+    let before: Vec<_> = ["ollama-python", "microagents"]
+        .iter()
+        .map(|r| tree_hashes(&repos.join(r)))
+        .collect();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let records = records();
+    let reference: Vec<(String, String)> = records
+        .iter()
+        .map(|r| {
+            (
+                r["namespace"].as_str().expect("ns").to_string(),
+                reference_body(&repos, r),
+            )
+        })
+        .collect();
+    let stub: Vec<(String, String)> = reference
+        .iter()
+        .map(|(ns, _)| (ns.clone(), "raise NotImplementedError\n".to_string()))
+        .collect();
+    for (name, completions, want) in [("reference", &reference, "pass"), ("stub", &stub, "fail")] {
+        let predictions = dir.path().join(format!("{name}.jsonl"));
+        write_completions(&predictions, completions);
+        let (document, log) = score(
+            &dev_cases(),
+            &repos,
+            &predictions,
+            &["--jobs", "2"],
+            &env_cache(),
+        );
+        assert_eq!(document["cases"], 30, "{name}: {log}");
+        let wrong: Vec<_> = outcomes(&document)
+            .into_iter()
+            .filter(|(_, outcome)| outcome != want)
+            .collect();
+        assert!(wrong.is_empty(), "{name}: not {want}: {wrong:?}\n{log}");
+        let pass_at_1 = document["pass_at_k"]["1"].as_f64().expect("pass@1");
+        assert_eq!(pass_at_1, if want == "pass" { 1.0 } else { 0.0 }, "{name}");
+    }
+    let after: Vec<_> = ["ollama-python", "microagents"]
+        .iter()
+        .map(|r| tree_hashes(&repos.join(r)))
+        .collect();
+    assert!(before == after, "a repository changed under the tests");
+}
+
+#[test]
+fn the_official_gpt4_completions_score_as_replay_measured_them_case_by_case() {
+    environments();
+    let repos = bench_repos();
+    let expected: Vec<Value> = std::fs::read_to_string(evo_dir().join("fixtures/expected.jsonl"))
+        .expect("expected.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a line"))
+        .collect();
+    for (setting, pass_at_1) in [
+        ("baseline", 3.0 / 30.0),
+        ("local_completion", 15.0 / 30.0),
+        ("local_infilling", 20.0 / 30.0),
+    ] {
+        let predictions = evo_dir().join(format!("fixtures/gpt-4-1106_greedy.{setting}.jsonl"));
+        let (document, log) = score(
+            &dev_cases(),
+            &repos,
+            &predictions,
+            &["--jobs", "2"],
+            &env_cache(),
+        );
+        let got = document["pass_at_k"]["1"].as_f64().unwrap_or(-1.0);
+        assert!(
+            (got - pass_at_1).abs() < 1e-12,
+            "{setting}: Pass@1 {got}\n{log}"
+        );
+        for case in document["per_case"].as_array().expect("per_case") {
+            let namespace = case["namespace"].as_str().expect("namespace");
+            let want = expected
+                .iter()
+                .find(|e| e["setting"] == setting && e["namespace"] == namespace)
+                .unwrap_or_else(|| panic!("{setting} {namespace} not in expected.jsonl"));
+            let outcome = case["outcomes"][0].as_str().expect("outcome");
+            let passed = want["result"] == "Pass";
+            assert_eq!(
+                outcome == "pass",
+                passed,
+                "{setting} {namespace}: {outcome}\n{log}"
+            );
+            if !passed {
+                assert_eq!(
+                    case["first_failure"], want["failed_test"],
+                    "{setting} {namespace}"
+                );
+            }
+        }
+    }
+}
+
+/// The case the hostile bodies replace: `SQLiteMemoization._compute_hash`, whose test calls it.
+const HOSTILE_CASE: &str = "memoize.SQLiteMemoization._compute_hash";
+
+#[test]
+fn hostile_bodies_time_out_and_touch_neither_the_repository_nor_the_network() {
+    environments();
+    // A private copy of the repository outside /tmp (which the sandbox replaces), so that a
+    // failed isolation would show, and could only harm the copy.
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
+    let repos = dir.path().join("repos");
+    std::fs::create_dir(&repos).expect("mkdir");
+    copy_tree(
+        &bench_repos().join("microagents"),
+        &repos.join("microagents"),
+    );
+    let before = tree_hashes(&repos);
+    let record = records()
+        .into_iter()
+        .find(|r| r["namespace"] == HOSTILE_CASE)
+        .expect("the case");
+    let cases = dir.path().join("cases.jsonl");
+    std::fs::write(&cases, record.to_string() + "\n").expect("write");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("listen");
+    listener.set_nonblocking(true).expect("nonblocking");
+    let port = listener.local_addr().expect("addr").port();
+    let outside = dir.path().join("escaped.txt");
+    let hostile = format!(
+        "import shutil, socket, urllib.request\n\
+         shutil.rmtree({original:?}, ignore_errors=True)\n\
+         try:\n    open({outside:?}, 'w').write('escaped')\nexcept OSError:\n    pass\n\
+         try:\n    socket.create_connection(('127.0.0.1', {port}), timeout=2).sendall(b'escaped')\n\
+         except OSError:\n    pass\n\
+         try:\n    urllib.request.urlopen('http://example.com', timeout=2)\n    raise SystemExit(99)\n\
+         except OSError:\n    pass\n\
+         return 'x'\n",
+        original = repos.join("microagents").to_string_lossy(),
+        outside = outside.to_string_lossy(),
+    );
+    let forever = "while True:\n    pass\n".to_string();
+    let predictions = dir.path().join("hostile.jsonl");
+    write_completions(
+        &predictions,
+        &[
+            (HOSTILE_CASE.to_string(), hostile),
+            (HOSTILE_CASE.to_string(), forever),
+        ],
+    );
+    let (document, log) = score(
+        &cases,
+        &repos,
+        &predictions,
+        &["--test-timeout", "4", "--k", "1,2"],
+        &env_cache(),
+    );
+    let case = &document["per_case"][0];
+    assert_eq!(case["outcomes"][1], "timeout", "{log}");
+    assert_eq!(
+        case["n"], 2,
+        "a time-out is scored (a failure), not an error: {log}"
+    );
+    assert!(!outside.exists(), "the body wrote outside its copy");
+    let mut stream = listener.accept().map(|(s, _)| s);
+    if let Ok(stream) = stream.as_mut() {
+        let mut got = Vec::new();
+        stream.read_to_end(&mut got).ok();
+        panic!("the body reached the host's 127.0.0.1: {got:?}");
+    }
+    assert!(before == tree_hashes(&repos), "the repository changed");
+    // The body ran to its end (its test checks the return value) and found no network.
+    assert_eq!(case["outcomes"][0], "pass", "{log}");
+}
+
+#[test]
+fn a_case_without_its_environment_is_an_error_never_a_failure() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let repos = bench_repos();
+    let record = records()
+        .into_iter()
+        .find(|r| r["namespace"] == HOSTILE_CASE)
+        .expect("the case");
+    let cases = dir.path().join("cases.jsonl");
+    std::fs::write(&cases, record.to_string() + "\n").expect("write");
+    let predictions = dir.path().join("p.jsonl");
+    write_completions(
+        &predictions,
+        &[(HOSTILE_CASE.into(), "return 'x'\n".into())],
+    );
+    // A cache with no environments in it.
+    let (document, log) = score(&cases, &repos, &predictions, &[], dir.path());
+    assert_eq!(document["per_case"][0]["outcomes"][0], "error", "{log}");
+    assert_eq!(document["per_case"][0]["n"], 0, "{log}");
+    assert_eq!(document["cases"], 0, "{log}");
+    assert!(
+        log.contains("no Python environment for microagents"),
+        "{log}"
+    );
+    assert!(log.contains("crossfile bench setup-env"), "{log}");
+    assert!(
+        !log.contains("exit Some(0)"),
+        "nothing scored is a failure: {log}"
+    );
+}
