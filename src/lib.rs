@@ -33,6 +33,7 @@ pub mod bench;
 pub mod chunk;
 pub mod complete;
 pub mod config;
+pub mod deps;
 pub mod harness;
 pub mod http;
 pub mod index;

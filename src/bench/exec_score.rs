@@ -1,6 +1,7 @@
 //! Scoring generated function bodies by running their repositories' tests: every sample of
 //! every case through the [`Harness`], `jobs` at a time, then Pass@k with the unbiased estimator
-//! (EvoCodeBench's `pass_k.py`).
+//! (EvoCodeBench's `pass_k.py`) and Recall@k of the dependencies ([`super::exec_recall`]), over
+//! all cases and by dependency kind.
 //!
 //! A sample the harness could not run (no environment, a cancelled test) is an `error`: it is
 //! reported and left out of `n`, never counted a failure; a case none of whose samples ran is left
@@ -15,6 +16,7 @@ use serde::Serialize;
 
 use super::envs::EnvStore;
 use super::evocodebench::{Completion, ExecCase};
+use super::exec_recall::{KINDS, SampleRecall, best_of_first, reference, sample_recalls};
 use crate::harness::{Harness, Outcome, Status, Trial};
 use crate::metrics::pass_at_k;
 
@@ -30,6 +32,10 @@ pub struct CaseOutcomes {
     pub outcomes: Vec<Status>,
     /// The first failing test of the first sample that did not pass.
     pub first_failure: Option<String>,
+    /// The kinds of dependency the case has (`standalone` for none).
+    pub dependency_kinds: Vec<String>,
+    /// Each sample's dependency recall (`None`: the case has no dependency).
+    pub recall: Option<Vec<SampleRecall>>,
     /// Each sample's whole outcome (tests, output tails, errors).
     #[serde(skip)]
     pub details: Vec<Outcome>,
@@ -42,7 +48,20 @@ pub struct ExecScore {
     pub cases: usize,
     /// Pass@k for each k asked, over the cases with at least k samples that ran.
     pub pass_at_k: BTreeMap<String, f64>,
+    /// Recall@k for each k asked, over the cases with dependencies and at least k samples.
+    pub recall_at_k: BTreeMap<String, f64>,
+    /// The same apart: `standalone` cases and the cases with each kind of dependency (Recall@k
+    /// over that kind's dependencies only).
+    pub by_dependency: BTreeMap<String, GroupScore>,
     pub per_case: Vec<CaseOutcomes>,
+}
+
+/// Pass@k and Recall@k of a group of cases.
+#[derive(Clone, Debug, Serialize)]
+pub struct GroupScore {
+    pub cases: usize,
+    pub pass_at_k: BTreeMap<String, f64>,
+    pub recall_at_k: BTreeMap<String, f64>,
 }
 
 /// The completions matched to cases: each case with its samples (in file order), the
@@ -133,9 +152,26 @@ pub fn run_samples(
                         .unwrap_or_else(|| Outcome::error("the sample was not run"))
                 })
                 .collect();
-            case_outcomes(&exec_case.namespace, details)
+            let mut outcomes = case_outcomes(&exec_case.namespace, details);
+            outcomes.dependency_kinds = dependency_kinds(exec_case);
+            outcomes.recall = sample_recalls(exec_case, context.repos, bodies);
+            outcomes
         })
         .collect()
+}
+
+/// The kinds of dependency `case` has, or `standalone`.
+fn dependency_kinds(case: &ExecCase) -> Vec<String> {
+    let kinds: Vec<String> = KINDS
+        .iter()
+        .filter(|kind| !reference(case, Some(kind)).is_empty())
+        .map(|kind| kind.to_string())
+        .collect();
+    if kinds.is_empty() {
+        vec!["standalone".to_string()]
+    } else {
+        kinds
+    }
 }
 
 /// One sample's tests.
@@ -179,6 +215,8 @@ pub fn case_outcomes(namespace: &str, details: Vec<Outcome>) -> CaseOutcomes {
             .and_then(|o| o.first_failure.clone()),
         outcomes,
         details,
+        dependency_kinds: Vec::new(),
+        recall: None,
     }
 }
 
@@ -200,11 +238,68 @@ pub fn pass_at_ks(per_case: &[CaseOutcomes], ks: &[u64]) -> BTreeMap<String, f64
     out
 }
 
-/// Pass@k and the outcomes of `per_case`.
+/// Recall@k for each of `ks` (over all dependencies, or those of `kind`) over the cases with
+/// such dependencies and at least k samples.
+pub fn recall_at_ks(
+    per_case: &[CaseOutcomes],
+    ks: &[u64],
+    kind: Option<&str>,
+) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
+    for &k in ks {
+        let values: Vec<f64> = per_case
+            .iter()
+            .filter_map(|case| {
+                let samples: Vec<Option<f64>> = case
+                    .recall
+                    .as_ref()?
+                    .iter()
+                    .map(|r| match kind {
+                        None => r.all,
+                        Some(kind) => r.by_kind.get(kind).copied(),
+                    })
+                    .collect();
+                best_of_first(&samples, usize::try_from(k).ok()?)
+            })
+            .collect();
+        if !values.is_empty() {
+            out.insert(
+                k.to_string(),
+                values.iter().sum::<f64>() / values.len() as f64,
+            );
+        }
+    }
+    out
+}
+
+/// Pass@k, Recall@k and the outcomes of `per_case`.
 pub fn exec_score(per_case: Vec<CaseOutcomes>, ks: &[u64]) -> ExecScore {
+    let mut by_dependency = BTreeMap::new();
+    for group in ["standalone", "intra_class", "intra_file", "cross_file"] {
+        let members: Vec<CaseOutcomes> = per_case
+            .iter()
+            .filter(|c| c.dependency_kinds.iter().any(|k| k == group))
+            .cloned()
+            .collect();
+        if members.is_empty() {
+            continue;
+        }
+        let kind = (group != "standalone").then_some(group);
+        by_dependency.insert(
+            group.to_string(),
+            GroupScore {
+                cases: members.iter().filter(|c| c.n > 0).count(),
+                pass_at_k: pass_at_ks(&members, ks),
+                recall_at_k: kind
+                    .map_or_else(BTreeMap::new, |kind| recall_at_ks(&members, ks, Some(kind))),
+            },
+        );
+    }
     ExecScore {
         cases: per_case.iter().filter(|c| c.n > 0).count(),
         pass_at_k: pass_at_ks(&per_case, ks),
+        recall_at_k: recall_at_ks(&per_case, ks, None),
+        by_dependency,
         per_case,
     }
 }
@@ -268,5 +363,31 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn recall_at_k_takes_the_best_of_the_first_k_and_groups_by_dependency_kind() {
+        let recall = |all: f64, class: Option<f64>| SampleRecall {
+            all: Some(all),
+            by_kind: class
+                .map(|c| ("intra_class".to_string(), c))
+                .into_iter()
+                .collect(),
+        };
+        let mut with_deps = case_outcomes("a", vec![outcome(Status::Fail), outcome(Status::Pass)]);
+        with_deps.dependency_kinds = vec!["intra_class".into()];
+        with_deps.recall = Some(vec![recall(0.5, Some(0.0)), recall(1.0, Some(1.0))]);
+        let mut standalone = case_outcomes("b", vec![outcome(Status::Pass), outcome(Status::Pass)]);
+        standalone.dependency_kinds = vec!["standalone".into()];
+        let score = exec_score(vec![with_deps, standalone], &[1, 2]);
+        assert_eq!(score.recall_at_k["1"], 0.5, "the first sample only");
+        assert_eq!(score.recall_at_k["2"], 1.0, "the best of two");
+        let class = &score.by_dependency["intra_class"];
+        assert_eq!((class.cases, class.pass_at_k["1"]), (1, 0.5));
+        assert_eq!(class.recall_at_k["1"], 0.0);
+        let alone = &score.by_dependency["standalone"];
+        assert_eq!((alone.cases, alone.pass_at_k["1"]), (1, 1.0));
+        assert!(alone.recall_at_k.is_empty(), "no dependency, no recall");
+        assert!(!score.by_dependency.contains_key("cross_file"));
     }
 }

@@ -6,6 +6,7 @@ mod case;
 pub mod envs;
 mod error;
 pub mod evocodebench;
+pub mod exec_recall;
 pub mod exec_score;
 pub mod formats;
 mod jsonl;

@@ -162,8 +162,25 @@ fn score_text(score: &ExecScore) -> String {
         ));
     }
     out.push_str(&format!("\n{} cases", score.cases));
-    for (k, value) in &score.pass_at_k {
+    out.push_str(&metric_cells(&score.pass_at_k, &score.recall_at_k));
+    for (group, part) in &score.by_dependency {
+        out.push_str(&format!("\n  {group}: {} cases", part.cases));
+        out.push_str(&metric_cells(&part.pass_at_k, &part.recall_at_k));
+    }
+    out
+}
+
+/// " · Pass@1 0.5000 · Recall@1 0.7500" for each k.
+fn metric_cells(
+    pass: &std::collections::BTreeMap<String, f64>,
+    recall: &std::collections::BTreeMap<String, f64>,
+) -> String {
+    let mut out = String::new();
+    for (k, value) in pass {
         out.push_str(&format!(" · Pass@{k} {value:.4}"));
+    }
+    for (k, value) in recall {
+        out.push_str(&format!(" · Recall@{k} {value:.4}"));
     }
     out
 }

@@ -183,6 +183,21 @@ fn reference_bodies_pass_stubs_fail_and_the_repositories_are_left_unchanged() {
         assert!(wrong.is_empty(), "{name}: not {want}: {wrong:?}\n{log}");
         let pass_at_1 = document["pass_at_k"]["1"].as_f64().expect("pass@1");
         assert_eq!(pass_at_1, if want == "pass" { 1.0 } else { 0.0 }, "{name}");
+        // Recall@1: every dependency the benchmark records for a reference body is found in it
+        // (all 25 cases that have one, each kind); a stub uses only what its signature names.
+        let recall = |doc: &Value| doc["recall_at_k"]["1"].as_f64().expect("recall@1");
+        if want == "pass" {
+            assert_eq!(recall(&document), 1.0, "{name}");
+            for kind in ["intra_class", "intra_file", "cross_file"] {
+                assert_eq!(
+                    document["by_dependency"][kind]["recall_at_k"]["1"], 1.0,
+                    "{kind}"
+                );
+            }
+            assert_eq!(document["by_dependency"]["standalone"]["cases"], 5);
+        } else {
+            assert!(recall(&document) < 0.1, "{name}: {}", recall(&document));
+        }
     }
     let after: Vec<_> = ["ollama-python", "microagents"]
         .iter()

@@ -157,6 +157,7 @@ fn layers_import_only_downwards() {
         "lock",
         "memory",
         "harness",
+        "deps",
     ];
     /// Each layer above the engine and what it must not use.
     const ABOVE: &[(&str, &[&str])] = &[
