@@ -3,6 +3,7 @@
 //! and scoring predictions made elsewhere. Reading run files back is `report`'s job.
 
 mod case;
+pub mod codereval;
 pub mod envs;
 mod error;
 pub mod evocodebench;

@@ -1,5 +1,6 @@
-//! The execution-based side of `bench score` (EvoCodeBench): every sample's tests run in its
-//! repository's environment through the engine's harness, then Pass@k.
+//! The execution-based side of `bench score`: EvoCodeBench (every sample's tests run in its
+//! repository's environment through the engine's harness, then Pass@k and Recall@k) and CoderEval
+//! (Pass@k by runnable level from the official harness's recorded verdicts).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -8,6 +9,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 
+use crossfile::bench::codereval::{load_prompts, load_results, score_results};
 use crossfile::bench::envs::EnvStore;
 use crossfile::bench::evocodebench::{load_completions, load_exec_cases};
 use crossfile::bench::exec_score::{
@@ -127,6 +129,63 @@ pub fn score_cmd(
         "no case was tested: every sample ended in an error (above)"
     );
     Ok(())
+}
+
+/// `bench score --format codereval`: the results' verdicts, for the tasks of the prompts file.
+pub fn codereval_cmd(
+    prompts_path: &Path,
+    results_path: &Path,
+    args: &ExecArgs,
+    json: bool,
+) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        args.k.iter().all(|&k| k > 0),
+        "--k: every k must be at least 1"
+    );
+    let prompts = load_prompts(prompts_path)?;
+    let results = load_results(results_path)?;
+    for problem in prompts.problems.iter().chain(&results.problems) {
+        tracing::warn!("skipped: {problem}");
+    }
+    let ids: std::collections::HashSet<&str> = prompts
+        .records
+        .iter()
+        .map(|p| p.question_id.as_str())
+        .collect();
+    let (known, unknown): (Vec<_>, Vec<_>) = results
+        .records
+        .into_iter()
+        .partition(|r| ids.contains(r.id.as_str()));
+    if let Some(first) = unknown.first() {
+        tracing::warn!(
+            "{} results name no task of {} (first: {})",
+            unknown.len(),
+            prompts_path.display(),
+            first.id
+        );
+    }
+    let scored: std::collections::HashSet<&str> = known.iter().map(|r| r.id.as_str()).collect();
+    let missing = ids.iter().filter(|id| !scored.contains(*id)).count();
+    if missing > 0 {
+        tracing::warn!("{missing} tasks have no result and are left out");
+    }
+    anyhow::ensure!(
+        !known.is_empty(),
+        "no result of {} matches a task of {}",
+        results_path.display(),
+        prompts_path.display()
+    );
+    let score = score_results(&known, &args.k);
+    if json {
+        return super::print_json(&serde_json::to_value(&score)?);
+    }
+    let mut out = format!("{} tasks", score.cases);
+    out.push_str(&metric_cells(&score.pass_at_k, &Default::default()));
+    for (level, part) in &score.by_level {
+        out.push_str(&format!("\n  {level}: {} tasks", part.cases));
+        out.push_str(&metric_cells(&part.pass_at_k, &Default::default()));
+    }
+    super::print_line(&out)
 }
 
 /// Each error once, with how many samples it hit.

@@ -14,27 +14,34 @@ use crossfile::config::{Options, Settings, WorkspaceOptions};
 pub enum ScoreFormat {
     Similarity(CaseFormat),
     Evocodebench,
+    /// Recorded verdicts: CoderEval's harness is not public.
+    Codereval,
 }
 
 fn score_format(name: &str) -> Result<ScoreFormat, String> {
-    if name == "evocodebench" {
-        return Ok(ScoreFormat::Evocodebench);
+    match name {
+        "evocodebench" => return Ok(ScoreFormat::Evocodebench),
+        "codereval" => return Ok(ScoreFormat::Codereval),
+        _ => {}
     }
     CaseFormat::from_name(name)
         .map(ScoreFormat::Similarity)
-        .ok_or_else(|| format!("unknown format {name:?}: cceval, repoeval or evocodebench"))
+        .ok_or_else(|| {
+            format!("unknown format {name:?}: cceval, repoeval, evocodebench or codereval")
+        })
 }
 
 #[derive(Debug, Args)]
 pub struct BenchScoreArgs {
-    /// The cases' format: cceval, repoeval or evocodebench.
+    /// The cases' format: cceval, repoeval, evocodebench or codereval.
     #[arg(long, value_name = "FORMAT", value_parser = score_format)]
     pub format: ScoreFormat,
     /// The cases file (jsonl); no repository is needed for cceval and repoeval.
     #[arg(long, value_name = "FILE")]
     pub cases: PathBuf,
     /// Predictions: one JSON line per case, {"task_id": <case id>, "pred": <raw output>}; for
-    /// evocodebench the official {"namespace", "completion"}, one line per sample.
+    /// evocodebench the official {"namespace", "completion"}, one line per sample; for codereval
+    /// a results file (generations with the official harness's verdicts).
     #[arg(long, value_name = "P.jsonl")]
     pub predictions: PathBuf,
     #[command(flatten)]
@@ -53,6 +60,14 @@ pub fn run_cmd(args: &BenchScoreArgs) -> anyhow::Result<()> {
         ScoreFormat::Similarity(format) => format,
         ScoreFormat::Evocodebench => {
             return super::bench_exec::score_cmd(
+                &args.cases,
+                &args.predictions,
+                &args.exec,
+                args.json,
+            );
+        }
+        ScoreFormat::Codereval => {
+            return super::bench_exec::codereval_cmd(
                 &args.cases,
                 &args.predictions,
                 &args.exec,

@@ -10,6 +10,7 @@ mod bench_typing;
 mod cceval_records;
 mod cceval_reference;
 mod cli;
+mod codereval;
 mod config;
 mod dense;
 #[cfg(feature = "embedded")]
