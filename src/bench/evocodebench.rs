@@ -90,6 +90,28 @@ impl ExecCase {
     pub fn file_in(&self, repos: &Path) -> PathBuf {
         repos.join(&self.repository).join(&self.path)
     }
+
+    /// The reference body: the file's lines `body` (with their line ends), from `repos`.
+    pub fn reference_body(&self, repos: &Path) -> Result<String, BenchError> {
+        let path = self.file_in(repos);
+        let text = std::fs::read_to_string(&path).map_err(|error| BenchError::Read {
+            path: path.clone(),
+            error,
+        })?;
+        let (first, last) = self.body;
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        lines
+            .get(first - 1..last)
+            .map(|body| body.concat())
+            .ok_or_else(|| BenchError::Case {
+                id: self.namespace.clone(),
+                message: format!(
+                    "{}: the body's lines {first}..{last} are past its end ({} lines)",
+                    path.display(),
+                    lines.len()
+                ),
+            })
+    }
 }
 
 /// The cases of a file and the records that were skipped.

@@ -20,6 +20,7 @@ mod run_writer;
 mod sandbox;
 pub mod scale;
 mod score;
+pub mod shard;
 pub mod tally;
 #[cfg(test)]
 pub(crate) mod testdata;

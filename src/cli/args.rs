@@ -180,6 +180,11 @@ pub enum BenchCommand {
     /// Make one Python environment per repository of an execution-based benchmark (pinned
     /// requirement files; kept in the cache).
     SetupEnv(super::bench_setup_env::BenchSetupEnvArgs),
+    /// Join the run files of shards (`bench run --shard K/N`) into one run file.
+    Merge(super::bench_merge::BenchMergeArgs),
+    /// What testing a generated body costs: EvoCodeBench's reference bodies through the harness,
+    /// one and several at a time, against the benchmark's replay.py in the same run.
+    Harness(super::bench_harness::BenchHarnessArgs),
 }
 
 #[derive(Debug, Args)]

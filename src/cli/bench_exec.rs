@@ -43,7 +43,7 @@ pub struct ExecArgs {
 }
 
 impl ExecArgs {
-    fn harness(&self) -> anyhow::Result<Harness> {
+    pub fn harness(&self) -> anyhow::Result<Harness> {
         anyhow::ensure!(
             self.test_timeout > 0.0 && self.test_timeout.is_finite(),
             "--test-timeout must be a positive number of seconds"

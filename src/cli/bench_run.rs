@@ -9,6 +9,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crossfile::backend::BackendKind;
 use crossfile::bench::run::{RunEvent, RunPlan, run};
+use crossfile::bench::shard::Shard;
 use crossfile::bench::tally::Tally;
 use crossfile::bench::{CaseFormat, RunFile, load_cases};
 use crossfile::complete::{Completer, backend_for, tokenizer_for};
@@ -44,6 +45,10 @@ pub struct BenchRunArgs {
     /// Run only the first N cases of the file.
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
+    /// Run only this machine's share of the cases: every N-th from the K-th (0-based, K < N);
+    /// `bench merge` joins the shards' run files.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
     /// Chunks retrieved per case.
     #[arg(long, value_name = "N")]
     pub top_k: Option<usize>,
@@ -95,6 +100,15 @@ pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
         );
     }
     let cases = &loaded.cases[..args.limit.unwrap_or(usize::MAX).min(loaded.cases.len())];
+    let sharded: Vec<_>;
+    let cases = match args.shard {
+        Some(shard) => {
+            sharded = shard.of(cases).into_iter().cloned().collect();
+            tracing::info!("shard {shard}: {} of {} cases", sharded.len(), cases.len());
+            &sharded[..]
+        }
+        None => cases,
+    };
     let (mut file, resumed) = if args.retry_errors {
         let (file, resumed, dropped) = RunFile::open_dropping_errors(&args.out)?;
         tracing::info!(

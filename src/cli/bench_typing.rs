@@ -140,6 +140,7 @@ pub fn run(args: &BenchTypingArgs) -> anyhow::Result<()> {
             ("answered pauses", off.all),
             ("of them typed along", off.typed_along),
             ("of them asked of the model", off.asked),
+            ("typed along, against a fresh answer", off.typed_along_fresh),
         ] {
             out.push_str(&paired_line(what, &part));
         }

@@ -7,7 +7,9 @@ mod args;
 mod bench_compare;
 mod bench_exec;
 mod bench_export;
+mod bench_harness;
 mod bench_lsp;
+mod bench_merge;
 mod bench_mine;
 mod bench_model;
 mod bench_report;
@@ -56,6 +58,8 @@ pub fn run() -> ExitCode {
         Command::Bench(args::BenchCommand::Export(args)) => bench_export::run(args),
         Command::Bench(args::BenchCommand::Mine(args)) => bench_mine::run(args),
         Command::Bench(args::BenchCommand::SetupEnv(args)) => bench_setup_env::run(args),
+        Command::Bench(args::BenchCommand::Merge(args)) => bench_merge::run(args),
+        Command::Bench(args::BenchCommand::Harness(args)) => bench_harness::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,10 +1,11 @@
-//! Performance measurement, the harnesses behind `bench perf`, `bench model`, `bench lsp` and
-//! `bench typing`:
+//! Performance measurement, the harnesses behind `bench perf`, `bench model`, `bench lsp`,
+//! `bench typing` and `bench harness`:
 //! each takes its parameters, measures, and returns a report value that the command line prints
 //! (as text or, serialized, as `--json`). Also what they measure with: deterministic cursors,
 //! the upstream llama.cpp server as a measured peer, and a language client over stdio.
 
 mod cursors;
+mod exec;
 mod generation;
 pub mod lsp_client;
 mod lsp_round_trips;
@@ -14,6 +15,7 @@ mod server;
 pub mod typing;
 
 pub use cursors::sample_cursors;
+pub use exec::{ExecParams, ExecReport, ExecTiming, measure_exec};
 pub use generation::{GenerationParams, GenerationReport, measure_generation};
 pub use lsp_client::{ClientError, LspClient};
 pub use lsp_round_trips::{LspParams, LspReport, TARGET_P95_MS, TARGET_RSS_MB, measure_lsp};

@@ -8,6 +8,7 @@ pub mod compare;
 pub mod export;
 mod html;
 pub mod markdown;
+pub mod merge;
 pub mod run_reader;
 pub mod summary;
 pub mod textdiff;

@@ -553,3 +553,80 @@ fn a_missing_repository_fails_its_own_cases_only() {
             == 1
     );
 }
+
+/// Three shards of the CrossCodeEval DEV cases, run apart and merged, hold exactly the pairs of
+/// one whole run with the same prompts and scores; merging a shard twice is refused. (`none` and
+/// `dataset` rank nothing in the index: a BM25 ranking also depends on the index's update
+/// history, which differs between a whole run and a shard.)
+#[test]
+fn shards_run_apart_and_merged_equal_one_whole_run() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = dir.path().join("cache");
+    let whole = dir.path().join("whole.jsonl");
+    let (ok, _, err) = bench_run(
+        "cceval",
+        &cceval_cases(),
+        "none,dataset",
+        &whole,
+        &cache,
+        &["--backend", "none"],
+    );
+    assert!(ok, "{err}");
+    let mut shards = Vec::new();
+    for k in 0..3 {
+        let out = dir.path().join(format!("shard-{k}.jsonl"));
+        let shard = format!("{k}/3");
+        let (ok, _, err) = bench_run(
+            "cceval",
+            &cceval_cases(),
+            "none,dataset",
+            &out,
+            &cache,
+            &["--backend", "none", "--shard", &shard],
+        );
+        assert!(ok, "{err}");
+        shards.push(out);
+    }
+    let merged = dir.path().join("merged.jsonl");
+    let mut args = vec!["bench", "merge"];
+    let paths: Vec<String> = shards
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    args.extend(paths.iter().map(String::as_str));
+    let merged_arg = merged.to_string_lossy().into_owned();
+    args.extend(["--out", merged_arg.as_str()]);
+    let out = crossfile(&args, &cache);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (whole, merged_rows) = (by_case(&records(&whole)), by_case(&records(&merged)));
+    assert_eq!(
+        whole.keys().collect::<Vec<_>>(),
+        merged_rows.keys().collect::<Vec<_>>(),
+        "the same cases"
+    );
+    for (case, runs) in &whole {
+        for (retriever, record) in runs {
+            assert_eq!(
+                record["metrics"], merged_rows[case][retriever]["metrics"],
+                "{case} {retriever}"
+            );
+            assert_eq!(
+                record["prompt_hash"],
+                merged_rows[case][retriever]["prompt_hash"]
+            );
+        }
+    }
+    let shard_sizes: Vec<usize> = shards.iter().map(|s| records(s).len()).collect();
+    assert!(shard_sizes.iter().all(|&n| n > 0), "{shard_sizes:?}");
+
+    // The same shard twice: refused, naming both files and the pair.
+    let twice = dir.path().join("twice.jsonl");
+    let twice_arg = twice.to_string_lossy().into_owned();
+    let out = crossfile(
+        &["bench", "merge", &paths[0], &paths[0], "--out", &twice_arg],
+        &cache,
+    );
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("is in both"), "{}", stderr(&out));
+    assert!(!twice.exists(), "nothing written");
+}

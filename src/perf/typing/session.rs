@@ -2,7 +2,7 @@
 //! and an inline completion request after it, on an open-loop clock; every answer timed at its
 //! arrival, and each completion's token counts read back with `crossfile.context`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -71,8 +71,15 @@ pub struct AnsweredPause {
     pub offset: usize,
     pub es: f64,
     /// Answered by typing along an earlier suggestion (its completion's serial seen before), not
-    /// by the model.
-    pub along: bool,
+    /// by the model: the offset the completion behind it was asked at.
+    pub along_from: Option<usize>,
+}
+
+impl AnsweredPause {
+    /// Whether the answer typed along an earlier suggestion.
+    pub fn is_along(&self) -> bool {
+        self.along_from.is_some()
+    }
 }
 
 /// A request not answered yet.
@@ -84,8 +91,9 @@ enum Waiting {
         pause: bool,
         sent: Instant,
     },
-    /// `crossfile.context` after an answer; at a pause, the index of its answered pause.
-    Context { pause: Option<usize> },
+    /// `crossfile.context` after the answer to the request at `offset`; at a pause, the index
+    /// of its answered pause.
+    Context { offset: usize, pause: Option<usize> },
 }
 
 /// Types `places` into the server behind `client`, recording up to `record` completions' prompts;
@@ -102,7 +110,7 @@ pub fn type_places(
         places,
         record,
         waiting: HashMap::new(),
-        serials: HashSet::new(),
+        serials: HashMap::new(),
         observed: Observed::default(),
     };
     for (index, place) in places.iter().enumerate() {
@@ -163,8 +171,8 @@ struct Typist<'a> {
     places: &'a [Place],
     record: usize,
     waiting: HashMap<i64, Waiting>,
-    /// The completions already counted.
-    serials: HashSet<u64>,
+    /// The completions already counted, and the offset each was asked at.
+    serials: HashMap<u64, usize>,
     observed: Observed,
 }
 
@@ -259,12 +267,13 @@ impl Typist<'_> {
             return Ok(());
         };
         match waiting {
-            Waiting::Context { pause } => {
-                let along = self.count_tokens(message.get("result").unwrap_or(&Value::Null));
-                if let (true, Some(pause)) = (along, pause)
+            Waiting::Context { offset, pause } => {
+                let asked_at =
+                    self.count_tokens(message.get("result").unwrap_or(&Value::Null), offset);
+                if let (Some(from), Some(pause)) = (asked_at, pause)
                     && let Some(answered) = self.observed.answered_pauses.get_mut(pause)
                 {
-                    answered.along = true;
+                    answered.along_from = Some(from);
                 }
                 Ok(())
             }
@@ -320,7 +329,7 @@ impl Typist<'_> {
                 place: index,
                 offset,
                 es: similarity(&self.places[index], offset, suggestion),
-                along: false,
+                along_from: None,
             });
         }
         let uri = file_uri(&self.places[index].abs);
@@ -331,21 +340,22 @@ impl Typist<'_> {
         self.waiting.insert(
             id,
             Waiting::Context {
+                offset,
                 pause: answered_pause,
             },
         );
         Ok(())
     }
 
-    /// Adds a completion's prompt tokens the first time its serial is seen; true when it was seen
-    /// before (the answer typed along an earlier completion).
-    fn count_tokens(&mut self, context: &Value) -> bool {
-        let Some(serial) = context.get("serial").and_then(Value::as_u64) else {
-            return false;
-        };
-        if !self.serials.insert(serial) {
-            return true;
+    /// Adds a completion's prompt tokens the first time its serial is seen (the answer to the
+    /// request at `offset`); when it was seen before (the answer typed along an earlier
+    /// completion), the offset that completion was asked at.
+    fn count_tokens(&mut self, context: &Value, offset: usize) -> Option<usize> {
+        let serial = context.get("serial").and_then(Value::as_u64)?;
+        if let Some(&asked_at) = self.serials.get(&serial) {
+            return Some(asked_at);
         }
+        self.serials.insert(serial, offset);
         let number = |key: &str| {
             context
                 .pointer(&format!("/generation/{key}"))
@@ -368,7 +378,7 @@ impl Typist<'_> {
                 text: text.to_string(),
             });
         }
-        false
+        None
     }
 }
 
