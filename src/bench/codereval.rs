@@ -4,14 +4,16 @@
 //! and the reference code are not public, so CoderEval is scored from recorded verdicts: Pass@k
 //! over each task's generations, over all tasks and per runnable level.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use super::BenchError;
-use super::case::{CaseProblem, RecordError, checked_relative, parse_record};
+use super::case::{RecordError, checked_relative, parse_record};
 use super::exec_score::{CaseOutcomes, case_outcomes, pass_at_ks};
+pub use super::jsonl::Loaded;
+use super::jsonl::load_records;
 use crate::harness::{Outcome, Status};
 
 /// How much of its project a task's function needs to run, as CoderEval classifies it.
@@ -74,13 +76,6 @@ pub struct CoderevalResult {
     pub record_line: usize,
 }
 
-/// Records of a file and the lines that were skipped.
-#[derive(Debug)]
-pub struct Loaded<T> {
-    pub records: Vec<T>,
-    pub problems: Vec<CaseProblem>,
-}
-
 fn bad(field: &str, message: impl Into<String>) -> RecordError {
     (field.to_string(), message.into())
 }
@@ -97,51 +92,9 @@ fn checked_id(field: &str, id: &str) -> Result<(), RecordError> {
     }
 }
 
-/// Loads a file of one record per line with `parse` (given the text and its 1-based line),
-/// refusing a repeated `id`.
-fn load<T>(
-    path: &Path,
-    parse: impl Fn(&str, usize) -> Result<T, RecordError>,
-    id_of: impl Fn(&T) -> (&str, &str),
-) -> Result<Loaded<T>, BenchError> {
-    let mut loaded = Loaded {
-        records: Vec::new(),
-        problems: Vec::new(),
-    };
-    let mut seen = HashSet::new();
-    for line in super::jsonl::read_lines(path)? {
-        let problem = |(field, message): RecordError| CaseProblem {
-            file: path.into(),
-            line: line.number,
-            field,
-            message,
-        };
-        let parsed = line
-            .text
-            .clone()
-            .map_err(|m| (".".to_string(), m))
-            .and_then(|t| parse(&t, line.number));
-        match parsed {
-            Ok(record) => {
-                let (field, id) = id_of(&record);
-                if seen.insert(id.to_string()) {
-                    loaded.records.push(record);
-                } else {
-                    loaded.problems.push(problem(bad(
-                        field,
-                        format!("{id:?} repeats an earlier record"),
-                    )));
-                }
-            }
-            Err(e) => loaded.problems.push(problem(e)),
-        }
-    }
-    Ok(loaded)
-}
-
 /// Loads a model input file (`CEPythonRaw.jsonl` or `CEPythonHumanLabel.jsonl`).
 pub fn load_prompts(path: &Path) -> Result<Loaded<CoderevalPrompt>, BenchError> {
-    load(
+    load_records(
         path,
         |text, _| {
             let record: CoderevalPrompt = parse_record(text)?;
@@ -155,13 +108,13 @@ pub fn load_prompts(path: &Path) -> Result<Loaded<CoderevalPrompt>, BenchError> 
             }
             Ok(record)
         },
-        |r| ("question_id", &r.question_id),
+        |r| Some(("question_id", &r.question_id)),
     )
 }
 
 /// Loads a results file (generations with verdicts, and each task's level).
 pub fn load_results(path: &Path) -> Result<Loaded<CoderevalResult>, BenchError> {
-    load(
+    load_records(
         path,
         |text, record_line| {
             let r: ResultRecord = parse_record(text)?;
@@ -201,7 +154,7 @@ pub fn load_results(path: &Path) -> Result<Loaded<CoderevalResult>, BenchError> 
                 record_line,
             })
         },
-        |r| ("_id", &r.id),
+        |r| Some(("_id", &r.id)),
     )
 }
 

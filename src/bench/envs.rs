@@ -9,6 +9,7 @@
 //! temporary copy, for tests that read its installed metadata; the harness puts the copy's
 //! `src/` first on the import path, so what the tests import is still the edited copy.
 
+use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -136,17 +137,7 @@ impl EnvStore {
         run(Command::new(python).arg("-m").arg("venv").arg(&dir))
             .map_err(|e| fail(format!("`{python} -m venv` failed: {e}")))?;
         let env = PythonEnv::venv(&dir);
-        run(Command::new(&env.python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "-q",
-                "--disable-pip-version-check",
-                "-r",
-            ])
-            .arg(&requirement_file))
-        .map_err(|e| {
+        pip_install(&env, &[OsStr::new("-r"), requirement_file.as_os_str()]).map_err(|e| {
             fail(format!(
                 "pip install -r {} failed: {e}",
                 requirement_file.display()
@@ -175,18 +166,16 @@ fn install_copy(env: &PythonEnv, source: &Path) -> Result<(), String> {
     let temp = tempfile::tempdir().map_err(|e| format!("cannot make a temporary folder: {e}"))?;
     let copy = temp.path().join("source");
     copy_tree(source, &copy).map_err(|e| format!("cannot copy {}: {e}", source.display()))?;
+    pip_install(env, &[OsStr::new("--no-deps"), copy.as_os_str()])
+        .map_err(|e| format!("installing the repository itself failed: {e}"))
+}
+
+/// `pip install -q <args>` with the environment's own interpreter.
+fn pip_install(env: &PythonEnv, args: &[&OsStr]) -> Result<(), String> {
     run(Command::new(&env.python)
-        .args([
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "--disable-pip-version-check",
-            "--no-deps",
-        ])
-        .arg(&copy))
+        .args(["-m", "pip", "install", "-q", "--disable-pip-version-check"])
+        .args(args))
     .map(drop)
-    .map_err(|e| format!("installing the repository itself failed: {e}"))
 }
 
 /// Runs `command`: its stdout, or an error with the tail of its output.

@@ -3,13 +3,13 @@
 //! several samples). Records are validated as the other loaders do: a bad one is a
 //! [`CaseProblem`] naming the file, line and field, and the rest load.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
 use super::BenchError;
 use super::case::{CaseProblem, RecordError, checked_component, checked_relative, parse_record};
+use super::jsonl::load_records;
 
 /// One record as the benchmark's `data.jsonl` writes it.
 #[derive(Debug, Deserialize)]
@@ -126,34 +126,19 @@ const MAX_INDENT: usize = 256;
 
 /// Loads every record of `path`; only an unreadable file is an error.
 pub fn load_exec_cases(path: &Path) -> Result<LoadedExecCases, BenchError> {
-    let mut loaded = LoadedExecCases::default();
-    let mut seen = HashSet::new();
-    for line in super::jsonl::read_lines(path)? {
-        let problem = |(field, message): RecordError| CaseProblem {
-            file: path.into(),
-            line: line.number,
-            field,
-            message,
-        };
-        let case = line
-            .text
-            .clone()
-            .map_err(|m| (".".to_string(), m))
-            .and_then(|text| parse_record::<Record>(&text))
-            .and_then(exec_case);
-        match case {
-            Ok(mut case) if seen.insert(case.namespace.clone()) => {
-                case.record_line = line.number;
-                loaded.cases.push(case);
-            }
-            Ok(case) => loaded.problems.push(problem((
-                "namespace".into(),
-                format!("{:?} repeats an earlier record", case.namespace),
-            ))),
-            Err(e) => loaded.problems.push(problem(e)),
-        }
-    }
-    Ok(loaded)
+    let loaded = load_records(
+        path,
+        |text, line| {
+            let mut case = parse_record::<Record>(text).and_then(exec_case)?;
+            case.record_line = line;
+            Ok(case)
+        },
+        |case| Some(("namespace", &case.namespace)),
+    )?;
+    Ok(LoadedExecCases {
+        cases: loaded.records,
+        problems: loaded.problems,
+    })
 }
 
 fn bad(field: &str, message: impl Into<String>) -> RecordError {
@@ -247,24 +232,11 @@ pub struct LoadedCompletions {
 
 /// Loads a `{"namespace", "completion"}` file; only an unreadable file is an error.
 pub fn load_completions(path: &Path) -> Result<LoadedCompletions, BenchError> {
-    let mut loaded = LoadedCompletions::default();
-    for line in super::jsonl::read_lines(path)? {
-        let parsed = line
-            .text
-            .clone()
-            .map_err(|m| (".".to_string(), m))
-            .and_then(|text| parse_record::<Completion>(&text));
-        match parsed {
-            Ok(completion) => loaded.completions.push(completion),
-            Err((field, message)) => loaded.problems.push(CaseProblem {
-                file: path.into(),
-                line: line.number,
-                field,
-                message,
-            }),
-        }
-    }
-    Ok(loaded)
+    let loaded = load_records(path, |text, _| parse_record::<Completion>(text), |_| None)?;
+    Ok(LoadedCompletions {
+        completions: loaded.records,
+        problems: loaded.problems,
+    })
 }
 
 #[cfg(test)]

@@ -1,9 +1,11 @@
 //! JSON Lines input, line by line: a line that is not UTF-8 is reported by its number and
 //! skipped, never the end of the whole file.
 
+use std::collections::HashSet;
 use std::path::Path;
 
 use super::BenchError;
+use super::case::{CaseProblem, RecordError};
 
 /// One non-blank line of a JSON Lines file: its 1-based number and its text, or why it has none.
 pub struct Line {
@@ -18,6 +20,54 @@ pub fn read_lines(path: &Path) -> Result<Vec<Line>, BenchError> {
         error,
     })?;
     Ok(split_lines(&bytes))
+}
+
+/// Records of a file and the lines that were skipped.
+#[derive(Debug)]
+pub struct Loaded<T> {
+    pub records: Vec<T>,
+    pub problems: Vec<CaseProblem>,
+}
+
+/// Every record of `path`: `parse` turns a line's text (and its 1-based number) into a record or
+/// a `(field, message)` problem; a record whose `id_of` (field, id) repeats an earlier one's is a
+/// problem too (`None`: ids may repeat). Only an unreadable file is an error.
+pub fn load_records<T>(
+    path: &Path,
+    parse: impl Fn(&str, usize) -> Result<T, RecordError>,
+    id_of: impl Fn(&T) -> Option<(&str, &str)>,
+) -> Result<Loaded<T>, BenchError> {
+    let mut loaded = Loaded {
+        records: Vec::new(),
+        problems: Vec::new(),
+    };
+    let mut seen = HashSet::new();
+    for line in read_lines(path)? {
+        let problem = |(field, message): RecordError| CaseProblem {
+            file: path.into(),
+            line: line.number,
+            field,
+            message,
+        };
+        let parsed = line
+            .text
+            .clone()
+            .map_err(|m| (".".to_string(), m))
+            .and_then(|text| parse(&text, line.number));
+        match parsed {
+            Ok(record) => match id_of(&record) {
+                Some((field, id)) if !seen.insert(id.to_string()) => {
+                    loaded.problems.push(problem((
+                        field.to_string(),
+                        format!("{id:?} repeats an earlier record"),
+                    )))
+                }
+                _ => loaded.records.push(record),
+            },
+            Err(e) => loaded.problems.push(problem(e)),
+        }
+    }
+    Ok(loaded)
 }
 
 fn split_lines(bytes: &[u8]) -> Vec<Line> {
