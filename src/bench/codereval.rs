@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::BenchError;
 use super::case::{RecordError, checked_relative, parse_record};
-use super::exec_score::{CaseOutcomes, case_outcomes, pass_at_ks};
+use super::exec_score::{CaseOutcomes, GroupScore, case_outcomes, group_scores, pass_at_ks};
 pub use super::jsonl::Loaded;
 use super::jsonl::load_records;
 use crate::harness::{Outcome, Status};
@@ -163,14 +163,8 @@ pub fn load_results(path: &Path) -> Result<Loaded<CoderevalResult>, BenchError> 
 pub struct CoderevalScore {
     pub cases: usize,
     pub pass_at_k: BTreeMap<String, f64>,
-    pub by_level: BTreeMap<String, LevelScore>,
+    pub by_level: BTreeMap<String, GroupScore>,
     pub per_case: Vec<CaseOutcomes>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct LevelScore {
-    pub cases: usize,
-    pub pass_at_k: BTreeMap<String, f64>,
 }
 
 /// Scores `results` (their verdicts as recorded) for each of `ks`.
@@ -192,29 +186,11 @@ pub fn score_results(results: &[CoderevalResult], ks: &[u64]) -> CoderevalScore 
             })
             .collect();
         let mut case = case_outcomes(&r.id, details);
-        case.dependency_kinds = vec![r.level.clone()];
+        case.groups = vec![r.level.clone()];
         case
     };
     let per_case: Vec<CaseOutcomes> = results.iter().map(outcomes).collect();
-    let by_level = LEVELS
-        .iter()
-        .filter_map(|level| {
-            let members: Vec<CaseOutcomes> = per_case
-                .iter()
-                .filter(|c| c.dependency_kinds.iter().any(|k| k == level))
-                .cloned()
-                .collect();
-            (!members.is_empty()).then(|| {
-                (
-                    level.to_string(),
-                    LevelScore {
-                        cases: members.len(),
-                        pass_at_k: pass_at_ks(&members, ks),
-                    },
-                )
-            })
-        })
-        .collect();
+    let by_level = group_scores(&per_case, &LEVELS, ks, |_| false);
     CoderevalScore {
         cases: per_case.len(),
         pass_at_k: pass_at_ks(&per_case, ks),

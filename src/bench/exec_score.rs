@@ -7,7 +7,7 @@
 //! reported and left out of `n`, never counted a failure; a case none of whose samples ran is left
 //! out of the averages.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -32,8 +32,9 @@ pub struct CaseOutcomes {
     pub outcomes: Vec<Status>,
     /// The first failing test of the first sample that did not pass.
     pub first_failure: Option<String>,
-    /// The kinds of dependency the case has (`standalone` for none).
-    pub dependency_kinds: Vec<String>,
+    /// The groups the case is also scored in: its kinds of dependency (`standalone` for none),
+    /// or CoderEval's runnable level.
+    pub groups: Vec<String>,
     /// Each sample's dependency recall (`None`: the case has no dependency).
     pub recall: Option<Vec<SampleRecall>>,
     /// Each sample's whole outcome (tests, output tails, errors).
@@ -56,11 +57,13 @@ pub struct ExecScore {
     pub per_case: Vec<CaseOutcomes>,
 }
 
-/// Pass@k and Recall@k of a group of cases.
+/// Pass@k and Recall@k of a group of cases (no Recall@k where the group has no dependencies to
+/// recall).
 #[derive(Clone, Debug, Serialize)]
 pub struct GroupScore {
     pub cases: usize,
     pub pass_at_k: BTreeMap<String, f64>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub recall_at_k: BTreeMap<String, f64>,
 }
 
@@ -74,10 +77,11 @@ pub struct Matched<'a> {
 
 /// Groups `completions` by case, in the cases' order.
 pub fn match_completions<'a>(cases: &'a [ExecCase], completions: &'a [Completion]) -> Matched<'a> {
+    let known: HashSet<&str> = cases.iter().map(|c| c.namespace.as_str()).collect();
     let mut by_namespace: HashMap<&str, Vec<&str>> = HashMap::new();
     let mut unknown = Vec::new();
     for completion in completions {
-        if cases.iter().any(|c| c.namespace == completion.namespace) {
+        if known.contains(completion.namespace.as_str()) {
             by_namespace
                 .entry(completion.namespace.as_str())
                 .or_default()
@@ -153,7 +157,7 @@ pub fn run_samples(
                 })
                 .collect();
             let mut outcomes = case_outcomes(&exec_case.namespace, details);
-            outcomes.dependency_kinds = dependency_kinds(exec_case);
+            outcomes.groups = dependency_kinds(exec_case);
             outcomes.recall = sample_recalls(exec_case, context.repos, bodies);
             outcomes
         })
@@ -215,7 +219,7 @@ pub fn case_outcomes(namespace: &str, details: Vec<Outcome>) -> CaseOutcomes {
             .and_then(|o| o.first_failure.clone()),
         outcomes,
         details,
-        dependency_kinds: Vec::new(),
+        groups: Vec::new(),
         recall: None,
     }
 }
@@ -272,34 +276,49 @@ pub fn recall_at_ks(
     out
 }
 
-/// Pass@k, Recall@k and the outcomes of `per_case`.
-pub fn exec_score(per_case: Vec<CaseOutcomes>, ks: &[u64]) -> ExecScore {
-    let mut by_dependency = BTreeMap::new();
-    for group in ["standalone", "intra_class", "intra_file", "cross_file"] {
+/// The scores of each of `groups` that some case of `per_case` is in; for a group that
+/// `is_kind` names a dependency kind, Recall@k over that kind's dependencies.
+pub fn group_scores(
+    per_case: &[CaseOutcomes],
+    groups: &[&str],
+    ks: &[u64],
+    is_kind: impl Fn(&str) -> bool,
+) -> BTreeMap<String, GroupScore> {
+    let mut out = BTreeMap::new();
+    for &group in groups {
         let members: Vec<CaseOutcomes> = per_case
             .iter()
-            .filter(|c| c.dependency_kinds.iter().any(|k| k == group))
+            .filter(|c| c.groups.iter().any(|g| g == group))
             .cloned()
             .collect();
         if members.is_empty() {
             continue;
         }
-        let kind = (group != "standalone").then_some(group);
-        by_dependency.insert(
+        let recall_at_k = if is_kind(group) {
+            recall_at_ks(&members, ks, Some(group))
+        } else {
+            BTreeMap::new()
+        };
+        out.insert(
             group.to_string(),
             GroupScore {
                 cases: members.iter().filter(|c| c.n > 0).count(),
                 pass_at_k: pass_at_ks(&members, ks),
-                recall_at_k: kind
-                    .map_or_else(BTreeMap::new, |kind| recall_at_ks(&members, ks, Some(kind))),
+                recall_at_k,
             },
         );
     }
+    out
+}
+
+/// Pass@k, Recall@k and the outcomes of `per_case`.
+pub fn exec_score(per_case: Vec<CaseOutcomes>, ks: &[u64]) -> ExecScore {
+    let groups = ["standalone", "intra_class", "intra_file", "cross_file"];
     ExecScore {
         cases: per_case.iter().filter(|c| c.n > 0).count(),
         pass_at_k: pass_at_ks(&per_case, ks),
         recall_at_k: recall_at_ks(&per_case, ks, None),
-        by_dependency,
+        by_dependency: group_scores(&per_case, &groups, ks, |group| group != "standalone"),
         per_case,
     }
 }
@@ -375,10 +394,10 @@ mod tests {
                 .collect(),
         };
         let mut with_deps = case_outcomes("a", vec![outcome(Status::Fail), outcome(Status::Pass)]);
-        with_deps.dependency_kinds = vec!["intra_class".into()];
+        with_deps.groups = vec!["intra_class".into()];
         with_deps.recall = Some(vec![recall(0.5, Some(0.0)), recall(1.0, Some(1.0))]);
         let mut standalone = case_outcomes("b", vec![outcome(Status::Pass), outcome(Status::Pass)]);
-        standalone.dependency_kinds = vec!["standalone".into()];
+        standalone.groups = vec!["standalone".into()];
         let score = exec_score(vec![with_deps, standalone], &[1, 2]);
         assert_eq!(score.recall_at_k["1"], 0.5, "the first sample only");
         assert_eq!(score.recall_at_k["2"], 1.0, "the best of two");
