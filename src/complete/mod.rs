@@ -86,6 +86,9 @@ pub struct Completer {
     /// At the end of a finished line, where the model's answer is an empty line, suggest the
     /// next line instead (live completion).
     next_line: bool,
+    /// Whether the backend may answer from the last answer's layout while it reads a changed
+    /// prompt ([`GenerateRequest::fallback`]); off for the answer that replaces such an answer.
+    fallback: bool,
 }
 
 impl Completer {
@@ -110,6 +113,7 @@ impl Completer {
             max_generate_ms: None,
             steady: None,
             next_line: false,
+            fallback: true,
         }
     }
 
@@ -163,6 +167,14 @@ impl Completer {
 
     pub fn template(&self) -> Template {
         self.template
+    }
+
+    /// The same completer letting the backend answer from the last answer's layout while it
+    /// reads a prompt with another cross-file block or start (the default), or asking for this
+    /// prompt's own answer (the answer that replaces one made so).
+    pub fn with_fallback(mut self, fallback: bool) -> Completer {
+        self.fallback = fallback;
+        self
     }
 
     /// Whether the backend may reuse a kept KV cache for this completer's requests.
@@ -316,7 +328,7 @@ impl Completer {
         prompt: &Prompt,
         hits: &[Hit],
     ) -> Option<(Vec<Hit>, Prompt)> {
-        if !self.reads_ahead() {
+        if !self.fallback || !self.reads_ahead() {
             return None;
         }
         let old = self.steady.as_ref()?.replaced(

@@ -103,12 +103,36 @@ pub async fn complete(
     retriever: Option<&RetrieverSpec>,
     cancel: &CancellationToken,
 ) -> Result<Done, ServeError> {
+    run(cursor, engine, retriever, true, cancel).await
+}
+
+/// Completes at `cursor` with the settings' retriever from this cursor's own prompt, never from
+/// the last answer's layout ([`crate::complete::Completer::with_fallback`]): the answer that
+/// replaces one the backend gave from it.
+pub async fn complete_own(
+    cursor: &Cursor,
+    engine: &Engine,
+    cancel: &CancellationToken,
+) -> Result<Done, ServeError> {
+    run(cursor, engine, None, false, cancel).await
+}
+
+async fn run(
+    cursor: &Cursor,
+    engine: &Engine,
+    retriever: Option<&RetrieverSpec>,
+    fallback: bool,
+    cancel: &CancellationToken,
+) -> Result<Done, ServeError> {
     let started = Instant::now();
     let settings = &cursor.settings;
     let explicit = retriever.is_some();
     let spec = retriever.unwrap_or(&settings.retrieve.retriever).clone();
     let retriever = cursor.folder.retriever(&spec, settings)?;
-    let mut completer = cursor.folder.completer(settings, engine);
+    let mut completer = cursor
+        .folder
+        .completer(settings, engine)
+        .with_fallback(fallback);
     if explicit {
         // Retrievers side by side: each one's own ranking, not the order a previous completion
         // in the file left.

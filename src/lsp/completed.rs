@@ -35,7 +35,11 @@ impl Done {
 
 /// The last completion in a document.
 pub struct LastCompletion {
+    /// Where it was shown.
     pub position: Position,
+    /// Where the completion it came from was asked (`position` but for the answers of typing
+    /// along it).
+    pub asked_at: Position,
     /// The replayed case whose cursor it was at.
     pub case_id: Option<String>,
     /// The suggestion as the client got it.

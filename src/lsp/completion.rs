@@ -3,9 +3,12 @@
 //!
 //! The handler reads the buffer at once (so the text matches the position), then the work runs on
 //! a spawned task: waiting for the index and the model, retrieval on the blocking pool,
-//! generation cancellable; the completion is kept as the document's last. It starts after `lsp.debounce_ms`; a newer request for the same
-//! document, or `$/cancelRequest`, cancels it; a panic in it becomes an error response. The
-//! suggestion is cut to `lsp.max_suggestion_chars`.
+//! generation cancellable; the completion is kept as the document's last. It starts after
+//! `lsp.debounce_ms`; a newer request for the same document, or `$/cancelRequest`, cancels it; a
+//! panic in it becomes an error response. The suggestion is cut to `lsp.max_suggestion_chars`.
+//! Typing along the last suggestion is answered from it ([`super::along`]); an answer the
+//! backend gave from the last answer's layout is replaced by the new prompt's own in the
+//! background ([`super::refresh`]).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -24,6 +27,7 @@ use super::completed::LastCompletion;
 use super::convert::cursor_in;
 use super::error::{ServeError, internal};
 use super::protocol::{InlineCompletionItem, InlineCompletionList, InlineCompletionParams};
+use super::refresh::{self, Replaced};
 use super::state::State;
 use crate::complete::Timings;
 
@@ -133,6 +137,8 @@ async fn suggest(
         }));
     }
     tracing::debug!(%uri, line = position.line, character = position.character, "completion asked");
+    // The model is wanted here: a fallback's answer being replaced in the background gives way.
+    state.cancel_refresh(uri);
     // Dropped with this handler (`$/cancelRequest`): the task stops at its next check.
     let cancel_on_drop = request.token.clone().drop_guard();
     let asked = CursorRequest {
@@ -219,16 +225,19 @@ async fn complete_at(
         retriever: done.retriever.to_string(),
         timings: done.completion.timings,
     };
-    state.remember(
-        uri,
-        LastCompletion {
-            position,
-            case_id: cursor.case.as_ref().map(|c| c.case.id.clone()),
-            shown: shown.text.clone(),
-            anchor,
-            done: Arc::new(done),
-        },
-    );
+    let from_fallback = done.completion.generation.from_fallback;
+    let last = Arc::new(LastCompletion {
+        position,
+        asked_at: position,
+        case_id: cursor.case.as_ref().map(|c| c.case.id.clone()),
+        shown: shown.text.clone(),
+        anchor,
+        done: Arc::new(done),
+    });
+    state.remember_shared(uri.clone(), last.clone());
+    if from_fallback {
+        refresh::replace_later(&state, cursor, engine, Replaced { uri, last, limit });
+    }
     Ok(shown)
 }
 
@@ -252,6 +261,7 @@ fn along_last(
         uri.clone(),
         LastCompletion {
             position,
+            asked_at: last.asked_at,
             // What is scored at a case's cursor is what was shown there, not this rest.
             case_id: None,
             shown: rest.clone(),
@@ -276,7 +286,7 @@ fn anchor_at(text: &str, position: Position) -> Option<Anchor> {
 }
 
 /// `text` cut to its first `limit` characters.
-fn at_most_chars(mut text: String, limit: usize) -> String {
+pub(super) fn at_most_chars(mut text: String, limit: usize) -> String {
     if let Some((byte, _)) = text.char_indices().nth(limit) {
         text.truncate(byte);
     }

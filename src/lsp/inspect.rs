@@ -103,8 +103,8 @@ pub async fn compare(
 }
 
 /// The last completion in the document: its chunks with their text, the whole prompt, its serial
-/// number (the same for the answers of typing along it) and the backend's token counts; `null`
-/// before the first.
+/// number (the same for the answers of typing along it), where it was asked and the backend's
+/// token counts; `null` before the first.
 pub fn context(state: &State, args: ContextArgs) -> Value {
     let Some(last) = state.last(&args.uri) else {
         return Value::Null;
@@ -115,6 +115,7 @@ pub fn context(state: &State, args: ContextArgs) -> Value {
     let mut answer = completion_json(&last.done, root.as_deref(), true);
     answer["uri"] = json!(args.uri);
     answer["position"] = json!(last.position);
+    answer["askedAt"] = json!(last.asked_at);
     answer["caseId"] = json!(last.case_id);
     answer["suggestion"] = json!(last.shown);
     answer["rawSuggestion"] = json!(last.done.completion.raw_suggestion);
@@ -124,6 +125,7 @@ pub fn context(state: &State, args: ContextArgs) -> Value {
     answer["generation"] = json!({
         "promptTokens": g.prompt_tokens, "reusedTokens": g.reused_tokens,
         "generatedTokens": g.generated_tokens, "outOfTime": g.out_of_time, "text": g.text,
+        "fromFallback": g.from_fallback,
     });
     let t = &last.done.completion.timings;
     answer["timingsMs"] = json!({

@@ -25,6 +25,7 @@ mod inspect;
 mod lifecycle;
 mod notify;
 mod protocol;
+mod refresh;
 mod replay;
 mod replayed;
 mod score;

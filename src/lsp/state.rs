@@ -50,6 +50,9 @@ pub struct State {
     pub replay: Replay,
     /// The last completion in each document.
     last: Mutex<HashMap<Url, Arc<LastCompletion>>>,
+    /// The cancel token of the completion replacing a document's last answer in the background
+    /// ([`super::refresh`]), per document.
+    refreshing: Mutex<HashMap<Url, CancellationToken>>,
     /// Warnings the user has been shown once (each configuration change repeats them in the log
     /// only).
     warned: Mutex<BTreeSet<String>>,
@@ -122,6 +125,7 @@ impl State {
             watch_registration: AtomicBool::new(false),
             replay: Replay::default(),
             last: Mutex::new(HashMap::new()),
+            refreshing: Mutex::new(HashMap::new()),
             warned: Mutex::new(BTreeSet::new()),
         }
     }
@@ -166,8 +170,28 @@ impl State {
 
     /// Keeps `completion` as `uri`'s last.
     pub fn remember(&self, uri: Url, completion: LastCompletion) {
+        self.remember_shared(uri, Arc::new(completion));
+    }
+
+    /// Keeps `completion`, which the caller holds too, as `uri`'s last.
+    pub fn remember_shared(&self, uri: Url, completion: Arc<LastCompletion>) {
         let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
-        last.insert(uri, Arc::new(completion));
+        last.insert(uri, completion);
+    }
+
+    /// Replaces `uri`'s last completion with what `replace` makes of it, if it makes anything;
+    /// no other completion is kept meanwhile.
+    pub fn replace_last(
+        &self,
+        uri: &Url,
+        replace: impl FnOnce(&LastCompletion) -> Option<LastCompletion>,
+    ) -> bool {
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(new) = last.get(uri).and_then(|old| replace(old)) else {
+            return false;
+        };
+        last.insert(uri.clone(), Arc::new(new));
+        true
     }
 
     /// `uri`'s last completion.
@@ -253,6 +277,24 @@ impl State {
             older.cancel();
         }
         InFlight { id, token }
+    }
+
+    /// The token of a new background completion for `uri`, cancelling the one before it.
+    pub fn begin_refresh(&self, uri: &Url) -> CancellationToken {
+        let token = self.session.child_token();
+        let mut refreshing = self.refreshing.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(older) = refreshing.insert(uri.clone(), token.clone()) {
+            older.cancel();
+        }
+        token
+    }
+
+    /// Cancels `uri`'s background completion, if one runs: the model is wanted for a request.
+    pub fn cancel_refresh(&self, uri: &Url) {
+        let mut refreshing = self.refreshing.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(token) = refreshing.remove(uri) {
+            token.cancel();
+        }
     }
 
     /// Forgets `request` if it is still `uri`'s request in flight.

@@ -84,6 +84,28 @@ impl Place {
         }
     }
 
+    /// The byte offset of `original` at an LSP position (`{"line", "character"}`, UTF-16 column)
+    /// in the text the document shares with it.
+    pub fn offset_of(&self, position: &serde_json::Value) -> Option<usize> {
+        let number = |key: &str| position.get(key)?.as_u64()?.try_into().ok();
+        let (line, col): (usize, usize) = (number("line")?, number("character")?);
+        let start = if line == 0 {
+            0
+        } else {
+            self.original.match_indices('\n').nth(line - 1)?.0 + 1
+        };
+        let row = &self.original[start..];
+        let row = &row[..row.find('\n').unwrap_or(row.len())];
+        let mut units = 0;
+        for (at, c) in row.char_indices() {
+            if units == col {
+                return Some(start + at);
+            }
+            units += c.len_utf16();
+        }
+        (units == col).then_some(start + row.len())
+    }
+
     /// What the person types after the cursor at `offset`, as far as a suggestion of `lines`
     /// lines reaches: the rest of the cursor's line, and the following lines up to `lines` in
     /// all (the file's own lines after the removed ones count too).
@@ -286,6 +308,26 @@ mod tests {
             "Enter brings the indentation: {typed:?}"
         );
         assert_eq!(typed.last(), Some(&"x"));
+    }
+
+    #[test]
+    fn an_lsp_position_is_the_offset_it_was_made_from() {
+        let mut place = place(1, 2);
+        place.original = "é = 1\n    b = '→x'\n".into();
+        let at = |place: &Place, line: u32, character: u32| {
+            place.offset_of(&serde_json::json!({"line": line, "character": character}))
+        };
+        for offset in (0..=place.original.len()).filter(|&o| place.original.is_char_boundary(o)) {
+            let p = place.position(offset);
+            assert_eq!(at(&place, p.line, p.col), Some(offset), "{p:?}");
+        }
+        // Inside a character of two UTF-16 units, past a line's end, past the last line.
+        place.original = "a🎉b\n".into();
+        assert_eq!(at(&place, 0, 2), None);
+        assert_eq!(at(&place, 0, 3), Some(5));
+        assert_eq!(at(&place, 0, 5), None);
+        assert_eq!(at(&place, 2, 0), None);
+        assert_eq!(at(&place, 1, 0), Some(7));
     }
 
     #[test]

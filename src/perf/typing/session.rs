@@ -2,7 +2,7 @@
 //! and an inline completion request after it, on an open-loop clock; every answer timed at its
 //! arrival, and each completion's token counts read back with `crossfile.context`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -70,8 +70,8 @@ pub struct AnsweredPause {
     pub place: usize,
     pub offset: usize,
     pub es: f64,
-    /// Answered by typing along an earlier suggestion (its completion's serial seen before), not
-    /// by the model: the offset the completion behind it was asked at.
+    /// Answered by typing along an earlier suggestion, not by the model: the offset the
+    /// completion behind it was asked at (`crossfile.context`'s `askedAt`).
     pub along_from: Option<usize>,
 }
 
@@ -91,9 +91,13 @@ enum Waiting {
         pause: bool,
         sent: Instant,
     },
-    /// `crossfile.context` after the answer to the request at `offset`; at a pause, the index
-    /// of its answered pause.
-    Context { offset: usize, pause: Option<usize> },
+    /// `crossfile.context` after the answer to the request at `offset` of place `place`; at a
+    /// pause, the index of its answered pause.
+    Context {
+        place: usize,
+        offset: usize,
+        pause: Option<usize>,
+    },
 }
 
 /// Types `places` into the server behind `client`, recording up to `record` completions' prompts;
@@ -110,7 +114,7 @@ pub fn type_places(
         places,
         record,
         waiting: HashMap::new(),
-        serials: HashMap::new(),
+        serials: HashSet::new(),
         observed: Observed::default(),
     };
     for (index, place) in places.iter().enumerate() {
@@ -172,7 +176,7 @@ struct Typist<'a> {
     record: usize,
     waiting: HashMap<i64, Waiting>,
     /// The completions already counted, and the offset each was asked at.
-    serials: HashMap<u64, usize>,
+    serials: HashSet<u64>,
     observed: Observed,
 }
 
@@ -267,10 +271,18 @@ impl Typist<'_> {
             return Ok(());
         };
         match waiting {
-            Waiting::Context { offset, pause } => {
-                let asked_at =
-                    self.count_tokens(message.get("result").unwrap_or(&Value::Null), offset);
+            Waiting::Context {
+                place,
+                offset,
+                pause,
+            } => {
+                let context = message.get("result").unwrap_or(&Value::Null);
+                self.count_tokens(context);
+                let asked_at = context
+                    .get("askedAt")
+                    .and_then(|at| self.places.get(place)?.offset_of(at));
                 if let (Some(from), Some(pause)) = (asked_at, pause)
+                    && from < offset
                     && let Some(answered) = self.observed.answered_pauses.get_mut(pause)
                 {
                     answered.along_from = Some(from);
@@ -340,6 +352,7 @@ impl Typist<'_> {
         self.waiting.insert(
             id,
             Waiting::Context {
+                place: index,
                 offset,
                 pause: answered_pause,
             },
@@ -347,15 +360,15 @@ impl Typist<'_> {
         Ok(())
     }
 
-    /// Adds a completion's prompt tokens the first time its serial is seen (the answer to the
-    /// request at `offset`); when it was seen before (the answer typed along an earlier
-    /// completion), the offset that completion was asked at.
-    fn count_tokens(&mut self, context: &Value, offset: usize) -> Option<usize> {
-        let serial = context.get("serial").and_then(Value::as_u64)?;
-        if let Some(&asked_at) = self.serials.get(&serial) {
-            return Some(asked_at);
+    /// Adds a completion's prompt tokens the first time its serial is seen (the answers of typing
+    /// along it share it).
+    fn count_tokens(&mut self, context: &Value) {
+        let Some(serial) = context.get("serial").and_then(Value::as_u64) else {
+            return;
+        };
+        if !self.serials.insert(serial) {
+            return;
         }
-        self.serials.insert(serial, offset);
         let number = |key: &str| {
             context
                 .pointer(&format!("/generation/{key}"))
@@ -378,7 +391,6 @@ impl Typist<'_> {
                 text: text.to_string(),
             });
         }
-        None
     }
 }
 
