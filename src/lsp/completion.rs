@@ -137,8 +137,9 @@ async fn suggest(
         }));
     }
     tracing::debug!(%uri, line = position.line, character = position.character, "completion asked");
-    // The model is wanted here: a fallback's answer being replaced in the background gives way.
-    state.cancel_refresh(uri);
+    // The model is wanted here: a fallback's answer being replaced in the background (in this
+    // document or another) gives way.
+    state.cancel_refresh();
     // Dropped with this handler (`$/cancelRequest`): the task stops at its next check.
     let cancel_on_drop = request.token.clone().drop_guard();
     let asked = CursorRequest {

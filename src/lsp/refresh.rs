@@ -7,8 +7,8 @@
 //! suggestion if the user has typed nothing but a start of it: the rest the next keystroke is
 //! answered with is the fresh prompt's.
 //!
-//! It gives way to the user: a request that asks the model cancels it
-//! ([`State::cancel_refresh`]), and it waits for nothing the user does.
+//! It gives way to the user: a request that asks the model, in any document, cancels it
+//! ([`State::cancel_refresh`]; there is one model), and it waits for nothing the user does.
 
 use std::sync::Arc;
 
@@ -29,7 +29,7 @@ pub struct Replaced {
 
 /// Asks for `cursor`'s own answer in the background, to replace `replaced`.
 pub fn replace_later(state: &Arc<State>, cursor: Cursor, engine: Engine, replaced: Replaced) {
-    let cancel = state.begin_refresh(&replaced.uri);
+    let cancel = state.begin_refresh();
     let state = state.clone();
     tokio::spawn(async move {
         let done = match at_cursor::complete_own(&cursor, &engine, &cancel).await {

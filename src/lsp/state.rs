@@ -51,8 +51,8 @@ pub struct State {
     /// The last completion in each document.
     last: Mutex<HashMap<Url, Arc<LastCompletion>>>,
     /// The cancel token of the completion replacing a document's last answer in the background
-    /// ([`super::refresh`]), per document.
-    refreshing: Mutex<HashMap<Url, CancellationToken>>,
+    /// ([`super::refresh`]): one at a time, since there is one model.
+    refreshing: Mutex<Option<CancellationToken>>,
     /// Warnings the user has been shown once (each configuration change repeats them in the log
     /// only).
     warned: Mutex<BTreeSet<String>>,
@@ -125,7 +125,7 @@ impl State {
             watch_registration: AtomicBool::new(false),
             replay: Replay::default(),
             last: Mutex::new(HashMap::new()),
-            refreshing: Mutex::new(HashMap::new()),
+            refreshing: Mutex::new(None),
             warned: Mutex::new(BTreeSet::new()),
         }
     }
@@ -279,20 +279,21 @@ impl State {
         InFlight { id, token }
     }
 
-    /// The token of a new background completion for `uri`, cancelling the one before it.
-    pub fn begin_refresh(&self, uri: &Url) -> CancellationToken {
+    /// The token of a new background completion, cancelling the one before it.
+    pub fn begin_refresh(&self) -> CancellationToken {
         let token = self.session.child_token();
         let mut refreshing = self.refreshing.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(older) = refreshing.insert(uri.clone(), token.clone()) {
+        if let Some(older) = refreshing.replace(token.clone()) {
             older.cancel();
         }
         token
     }
 
-    /// Cancels `uri`'s background completion, if one runs: the model is wanted for a request.
-    pub fn cancel_refresh(&self, uri: &Url) {
+    /// Cancels the background completion, if one runs, whichever document it is for: the model
+    /// is wanted for a request.
+    pub fn cancel_refresh(&self) {
         let mut refreshing = self.refreshing.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(token) = refreshing.remove(uri) {
+        if let Some(token) = refreshing.take() {
             token.cancel();
         }
     }
