@@ -125,6 +125,7 @@ mod tests {
             max_generate_ms: None,
             fallback: None,
             read_ahead: None,
+            sampling: None,
         }
     }
 

@@ -1,7 +1,8 @@
 //! `llamacpp`: the upstream llama.cpp server (`llama-server`): `/completion` for a prompt, and
 //! `/infill` when the request carries fill-in-the-middle parts.
 //!
-//! Both are greedy (`temperature: 0`, `repeat_penalty: 1.0`) and ask the server to reuse its KV
+//! Both are greedy (`temperature: 0`, `repeat_penalty: 1.0`; a sampled request sends its
+//! `temperature`, `top_p` and `seed`) and ask the server to reuse its KV
 //! cache for a repeated prompt prefix (`cache_prompt`). `/infill` lets the server build the FIM
 //! prompt with the model's own FIM tokens.
 //!
@@ -44,12 +45,16 @@ struct InfillBody<'a> {
     decoding: Decoding<'a>,
 }
 
-/// How both endpoints decode: greedy, no repeat penalty, the request's stops, and the server's
+/// How both endpoints decode: greedy or the request's sampling, no repeat penalty, the request's stops, and the server's
 /// prompt cache kept between requests.
 #[derive(Serialize)]
 struct Decoding<'a> {
     n_predict: u32,
     temperature: f32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    top_p: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<u32>,
     repeat_penalty: f32,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     stop: &'a [String],
@@ -60,10 +65,12 @@ struct Decoding<'a> {
 }
 
 impl<'a> Decoding<'a> {
-    fn greedy(request: &'a GenerateRequest) -> Decoding<'a> {
+    fn of(request: &'a GenerateRequest) -> Decoding<'a> {
         Decoding {
             n_predict: request.max_tokens,
-            temperature: 0.0,
+            temperature: request.sampling.map_or(0.0, |s| s.temperature()),
+            top_p: request.sampling.map(|s| s.top_p()),
+            seed: request.sampling.map(|s| s.seed()),
             repeat_penalty: 1.0,
             stop: &request.stop,
             cache_prompt: true,
@@ -121,7 +128,7 @@ impl Backend for LlamaCppBackend {
             None => {
                 let body = CompletionBody {
                     prompt: &request.prompt,
-                    decoding: Decoding::greedy(request),
+                    decoding: Decoding::of(request),
                 };
                 self.http.post_json("/completion", &body, cancel).await?
             }
@@ -130,7 +137,7 @@ impl Backend for LlamaCppBackend {
                     input_prefix: &fim.prefix,
                     input_suffix: &fim.suffix,
                     prompt: "",
-                    decoding: Decoding::greedy(request),
+                    decoding: Decoding::of(request),
                 };
                 match self.http.post_json("/infill", &body, cancel).await {
                     Err(HttpError::Status {

@@ -3,7 +3,7 @@
 //! `embedded` runs a GGUF in-process with llama.cpp (the default cargo feature); `openai`,
 //! `openai-chat`, `ollama`, `tgi` and `llamacpp` speak HTTP to a server; `none` generates
 //! nothing. [`CachedBackend`] wraps any of them with a bounded response cache. Every call is
-//! greedy (temperature 0) and cancellable; errors say whether the model timed out, answered with
+//! greedy (temperature 0) unless it asks for [`Sampling`], and cancellable; errors say whether the model timed out, answered with
 //! an HTTP status, sent a malformed body, refused the connection or was cancelled, so a replay
 //! records an *error*, never a *miss*.
 
@@ -14,6 +14,7 @@ mod llamacpp;
 mod none;
 mod ollama;
 mod openai;
+mod sampling;
 mod settings;
 mod stop;
 mod tgi;
@@ -30,6 +31,7 @@ pub use llamacpp::LlamaCppBackend;
 pub use none::NoBackend;
 pub use ollama::OllamaBackend;
 pub use openai::{CHAT_INSTRUCTION, OpenAiBackend, OpenAiChatBackend, strip_code_fence};
+pub use sampling::{Sampling, SamplingError};
 pub use settings::BackendSettings;
 pub use tgi::TgiBackend;
 
@@ -109,6 +111,10 @@ pub struct GenerateRequest {
     /// context's start one step further). A backend with kept KV caches may read it while no
     /// request waits; others ignore it.
     pub read_ahead: Option<String>,
+    /// Draw tokens with these settings instead of taking the most likely one (`None`: greedy,
+    /// the default). The same request with the same seed draws the same tokens from the
+    /// embedded backend; a server may or may not honour the seed.
+    pub sampling: Option<Sampling>,
 }
 
 /// The two sides of a fill-in-the-middle request.
@@ -158,7 +164,7 @@ pub trait Backend: Send + Sync {
         false
     }
 
-    /// Generates greedily. Returns [`BackendError::Cancelled`] soon after `cancel` fires, and the
+    /// Generates greedily, or as [`GenerateRequest::sampling`] says. Returns [`BackendError::Cancelled`] soon after `cancel` fires, and the
     /// backend is free for the next request.
     async fn generate(
         &self,

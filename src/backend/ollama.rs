@@ -1,5 +1,6 @@
 //! `ollama`: Ollama's `/api/generate`, non-streaming, with the prompt sent raw (Ollama applies no
-//! chat template of its own), greedy (`temperature: 0`), `num_predict` and stop strings in
+//! chat template of its own), greedy (`temperature: 0`; a sampled request sends `temperature`, `top_p`
+//! and `seed`), `num_predict` and stop strings in
 //! `options`.
 //!
 //! No Ollama server can be installed on the machines crossfile is tested on, so this backend is
@@ -34,6 +35,10 @@ struct Body<'a> {
 #[derive(Serialize)]
 struct Options<'a> {
     temperature: f32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    top_p: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<u32>,
     num_predict: u32,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     stop: &'a [String],
@@ -80,7 +85,9 @@ impl Backend for OllamaBackend {
             stream: false,
             raw: true,
             options: Options {
-                temperature: 0.0,
+                temperature: request.sampling.map_or(0.0, |s| s.temperature()),
+                top_p: request.sampling.map(|s| s.top_p()),
+                seed: request.sampling.map(|s| s.seed()),
                 num_predict: request.max_tokens,
                 stop: &request.stop,
             },

@@ -1,7 +1,8 @@
 //! `openai` and `openai-chat`: OpenAI's `/v1/completions` and `/v1/chat/completions`, as
 //! OpenAI, llama.cpp's server, llama-cpp-python, vLLM and most hosted APIs serve them.
 //!
-//! Both ask for greedy output (`temperature: 0`). For servers built on llama.cpp they also send
+//! Both ask for greedy output (`temperature: 0`), or, for a sampled request, its `temperature`,
+//! `top_p` and `seed` (vLLM and llama.cpp's server honour the seed; OpenAI's is best effort). For servers built on llama.cpp they also send
 //! `repeat_penalty: 1.0` (llama-cpp-python defaults to 1.1, which makes its output differ from
 //! the embedded backend's); OpenAI's own API rejects unknown fields, so the field is left out
 //! when the endpoint's host is `api.openai.com`. OpenAI accepts at most four stop strings: the
@@ -52,6 +53,10 @@ struct CompletionBody<'a> {
     prompt: &'a str,
     max_tokens: u32,
     temperature: f32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    top_p: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<u32>,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     stop: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -65,6 +70,10 @@ struct ChatBody<'a> {
     messages: [Message<'a>; 1],
     max_tokens: u32,
     temperature: f32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    top_p: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     repeat_penalty: Option<f32>,
     stream: bool,
@@ -168,7 +177,9 @@ impl Backend for OpenAiBackend {
             model: &self.model,
             prompt: &request.prompt,
             max_tokens: request.max_tokens,
-            temperature: 0.0,
+            temperature: request.sampling.map_or(0.0, |s| s.temperature()),
+            top_p: request.sampling.map(|s| s.top_p()),
+            seed: request.sampling.map(|s| s.seed()),
             stop,
             repeat_penalty: self.repeat_penalty.then_some(1.0),
             stream: false,
@@ -205,7 +216,9 @@ impl Backend for OpenAiChatBackend {
                 content: chat_message(&request.prompt),
             }],
             max_tokens: request.max_tokens.saturating_add(FENCE_TOKENS),
-            temperature: 0.0,
+            temperature: request.sampling.map_or(0.0, |s| s.temperature()),
+            top_p: request.sampling.map(|s| s.top_p()),
+            seed: request.sampling.map(|s| s.seed()),
             repeat_penalty: self.repeat_penalty.then_some(1.0),
             stream: false,
         };

@@ -1,4 +1,5 @@
-//! `tgi`: Hugging Face Text Generation Inference's `/generate`, greedy (`do_sample: false`), with
+//! `tgi`: Hugging Face Text Generation Inference's `/generate`, greedy (`do_sample: false`; a
+//! sampled request sends `do_sample: true`, `temperature`, `top_p` below 1 and `seed`), with
 //! `max_new_tokens`, stop strings and `details` (for the generated token count).
 //!
 //! TGI accepts at most four stop strings by default (`--max-stop-sequences`) and keeps the stop
@@ -37,6 +38,12 @@ struct Parameters<'a> {
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     stop: &'a [String],
     do_sample: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    top_p: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<u32>,
     details: bool,
 }
 
@@ -78,7 +85,11 @@ impl Backend for TgiBackend {
             parameters: Parameters {
                 max_new_tokens: request.max_tokens,
                 stop: &request.stop[..request.stop.len().min(MAX_STOPS)],
-                do_sample: false,
+                do_sample: request.sampling.is_some(),
+                temperature: request.sampling.map(|s| s.temperature()),
+                // TGI takes a top-p below 1 only.
+                top_p: request.sampling.map(|s| s.top_p()).filter(|&p| p < 1.0),
+                seed: request.sampling.map(|s| s.seed()),
                 details: true,
             },
         };

@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::harness::Outcome;
+
 /// The run file's format version, written in every record's `version`.
 pub const RUN_FORMAT: u32 = 1;
 
@@ -19,7 +21,7 @@ pub struct RunRecord {
     pub case_id: String,
     /// The retriever spec string, as given (`bm25`, `mmr:bm25:0.5`, …).
     pub retriever: String,
-    /// `cceval` or `repoeval`.
+    /// `cceval`, `repoeval` or `evocodebench`.
     pub format: String,
     /// `python`, `java`, `typescript` or `csharp`.
     pub language: String,
@@ -60,6 +62,22 @@ pub struct RunRecord {
     pub cached: bool,
     /// `None` for a scored case; otherwise why it could not be scored (never counted as a miss).
     pub error: Option<RunError>,
+    /// Execution-based cases (EvoCodeBench): every sample's body and how its tests ended, in
+    /// sample order (`suggestion` is the first's); empty for the other formats.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub samples: Vec<ExecSample>,
+}
+
+/// One sampled body of an execution-based case and its tests.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExecSample {
+    /// What the model generated, and the body post-processed from it (what was tested).
+    pub raw_suggestion: String,
+    pub suggestion: String,
+    /// The share of the reference's dependencies the body uses (`None`: the reference has
+    /// none).
+    pub recall: Option<f64>,
+    pub outcome: Outcome,
 }
 
 /// A retrieved chunk, by place and score.

@@ -274,10 +274,23 @@ fn scored(
             }),
         ),
     };
-    let t = &c.prompt.tokens;
     RunRecord {
         metrics,
         error,
+        ..with_completion(failed(case, retriever, None), completer, c, total_ms)
+    }
+}
+
+/// `base` with what completion `c` of `completer` was: its chunks, prompt, suggestion, backend,
+/// template and timings.
+pub(super) fn with_completion(
+    base: RunRecord,
+    completer: &Completer,
+    c: Completion,
+    total_ms: f64,
+) -> RunRecord {
+    let t = &c.prompt.tokens;
+    RunRecord {
         chunks: c
             .hits
             .iter()
@@ -308,7 +321,7 @@ fn scored(
             postprocess: c.timings.postprocess_ms,
             total: total_ms,
         },
-        ..failed(case, retriever, None)
+        ..base
     }
 }
 
@@ -341,6 +354,7 @@ fn failed(case: &Case, retriever: &str, error: Option<RunError>) -> RunRecord {
         timings_ms: StageTimings::default(),
         cached: false,
         error,
+        samples: Vec::new(),
     }
 }
 
@@ -356,7 +370,7 @@ fn case_error(e: &BenchError) -> Option<RunError> {
     })
 }
 
-fn complete_error(e: &CompleteError) -> Option<RunError> {
+pub(super) fn complete_error(e: &CompleteError) -> Option<RunError> {
     let kind = match e {
         CompleteError::Retrieve(_) => "retrieve".to_string(),
         CompleteError::Backend(b) => format!("backend.{}", b.kind()),

@@ -22,13 +22,18 @@ pub fn display_max(format: &str, metric: &str) -> Option<f64> {
     match (format, metric) {
         ("cceval", m) if METRIC_ORDER.contains(&m) => Some(100.0),
         ("repoeval", "em" | "es") => Some(1.0),
+        ("evocodebench", m) if m.starts_with("pass@") || m.starts_with("recall@") => Some(1.0),
         _ => None,
     }
 }
 
 /// Decimal places a metric of `format` is shown with (the official aggregates' rounding).
 pub fn display_decimals(format: &str) -> usize {
-    if format == "repoeval" { 4 } else { 2 }
+    if matches!(format, "repoeval" | "evocodebench") {
+        4
+    } else {
+        2
+    }
 }
 
 /// One sentence saying which scale a format's metrics are shown in.
@@ -40,6 +45,10 @@ pub fn scale_note(format: &str) -> String {
         "repoeval" => {
             "repoeval: em and es as 0..1, as RepoCoder's compute_score.py prints them".to_string()
         }
+        "evocodebench" => "evocodebench: pass@k and recall@k as 0..1, each pair's value the \
+                           case's unbiased estimate over its samples (so the mean is the \
+                           benchmark's Pass@k)"
+            .to_string(),
         other => format!("{other}: metrics as stored"),
     }
 }
@@ -76,6 +85,9 @@ mod tests {
         assert_eq!(display_factor("repoeval", "es"), 1.0);
         assert_eq!(display_max("repoeval", "es"), Some(1.0));
         assert_eq!(display_max("other", "x"), None);
+        assert_eq!(display_max("evocodebench", "pass@3"), Some(1.0));
+        assert_eq!(display_factor("evocodebench", "recall@1"), 1.0);
+        assert_eq!(display_decimals("evocodebench"), 4);
     }
 
     #[test]

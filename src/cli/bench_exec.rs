@@ -34,6 +34,13 @@ pub struct ExecArgs {
     /// Samples tested at once (evocodebench).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub jobs: usize,
+    #[command(flatten)]
+    pub limits: HarnessArgs,
+}
+
+/// The limits each test runs under.
+#[derive(Debug, Args)]
+pub struct HarnessArgs {
     /// Seconds each test may run before its process group is killed (evocodebench).
     #[arg(long, value_name = "SECONDS", default_value_t = 20.0)]
     pub test_timeout: f64,
@@ -42,21 +49,31 @@ pub struct ExecArgs {
     pub memory_gb: f64,
 }
 
-impl ExecArgs {
+impl HarnessArgs {
+    /// The harness with these limits (an error where no sandbox can be made).
     pub fn harness(&self) -> anyhow::Result<Harness> {
         anyhow::ensure!(
             self.test_timeout > 0.0 && self.test_timeout.is_finite(),
             "--test-timeout must be a positive number of seconds"
         );
         anyhow::ensure!(self.memory_gb > 0.0, "--memory-gb must be positive");
-        anyhow::ensure!(
-            self.k.iter().all(|&k| k > 0),
-            "--k: every k must be at least 1"
-        );
         Ok(Harness::new(
             Duration::from_secs_f64(self.test_timeout),
             (self.memory_gb * 1024.0 * 1024.0 * 1024.0) as u64,
         )?)
+    }
+}
+
+/// Checks every k of `--k` is at least 1.
+pub fn check_ks(ks: &[u64]) -> anyhow::Result<()> {
+    anyhow::ensure!(ks.iter().all(|&k| k > 0), "--k: every k must be at least 1");
+    Ok(())
+}
+
+impl ExecArgs {
+    pub fn harness(&self) -> anyhow::Result<Harness> {
+        check_ks(&self.k)?;
+        self.limits.harness()
     }
 }
 
@@ -138,10 +155,7 @@ pub fn codereval_cmd(
     args: &ExecArgs,
     json: bool,
 ) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        args.k.iter().all(|&k| k > 0),
-        "--k: every k must be at least 1"
-    );
+    check_ks(&args.k)?;
     let prompts = load_prompts(prompts_path)?;
     let results = load_results(results_path)?;
     for problem in prompts.problems.iter().chain(&results.problems) {

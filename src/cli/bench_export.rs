@@ -1,4 +1,5 @@
-//! `crossfile bench export RUN.jsonl --format cceval|repoeval [--retriever SPEC] [--out FILE]`:
+//! `crossfile bench export RUN.jsonl --format cceval|repoeval|evocodebench [--retriever SPEC]
+//! [--out FILE]`:
 //! one retriever's predictions in the benchmark's own shape, for its official scoring script.
 
 use std::io::Write;
@@ -15,7 +16,8 @@ use super::bench_report::read_checked;
 pub struct BenchExportArgs {
     /// The run file `bench run` wrote.
     pub run: PathBuf,
-    /// The predictions shape: CrossCodeEval's `prediction.jsonl` or RepoCoder's.
+    /// The predictions shape: CrossCodeEval's `prediction.jsonl`, RepoCoder's, or EvoCodeBench's
+    /// completion file (one line per sample, the tested body).
     #[arg(long, value_enum)]
     pub format: ExportFormatArg,
     /// The retriever whose predictions to export (required when the run has several).
@@ -34,6 +36,7 @@ pub struct BenchExportArgs {
 pub enum ExportFormatArg {
     Cceval,
     Repoeval,
+    Evocodebench,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -51,6 +54,7 @@ pub fn run(args: &BenchExportArgs) -> anyhow::Result<()> {
         format: match args.format {
             ExportFormatArg::Cceval => ExportFormat::Cceval,
             ExportFormatArg::Repoeval => ExportFormat::Repoeval,
+            ExportFormatArg::Evocodebench => ExportFormat::EvoCodeBench,
         },
         retriever: args.retriever.clone(),
         text: match args.text {

@@ -17,13 +17,35 @@ use crossfile::config::{Options, Settings};
 use crossfile::retrieve::RetrieverSpec;
 
 use super::args::{IndexFlags, ModelFlags};
+use super::bench_run_exec::ExecRunArgs;
 use super::progress::bytes_bar;
+
+/// What `bench run` replays: completion cases scored against their reference, or
+/// execution-based ones scored by their repository's tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunFormat {
+    Cases(CaseFormat),
+    EvoCodeBench,
+}
+
+impl RunFormat {
+    fn parse(name: &str) -> Result<RunFormat, String> {
+        match name {
+            "evocodebench" => Ok(RunFormat::EvoCodeBench),
+            _ => CaseFormat::from_name(name)
+                .map(RunFormat::Cases)
+                .ok_or_else(|| {
+                    format!("unknown format {name:?}: cceval, repoeval or evocodebench")
+                }),
+        }
+    }
+}
 
 #[derive(Debug, Args)]
 pub struct BenchRunArgs {
-    /// The cases' format: cceval or repoeval.
-    #[arg(long, value_name = "FORMAT", value_parser = CaseFormat::parse)]
-    pub format: CaseFormat,
+    /// The cases' format: cceval, repoeval or evocodebench.
+    #[arg(long, value_name = "FORMAT", value_parser = RunFormat::parse)]
+    pub format: RunFormat,
     /// The cases file (jsonl).
     #[arg(long, value_name = "FILE")]
     pub cases: PathBuf,
@@ -61,12 +83,19 @@ pub struct BenchRunArgs {
     /// Run again the pairs the run file records as errors (a backend that was down).
     #[arg(long)]
     pub retry_errors: bool,
+    #[command(flatten)]
+    pub exec: ExecRunArgs,
     /// Print the summary as one JSON object.
     #[arg(long)]
     pub json: bool,
 }
 
 pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
+    let format = match args.format {
+        RunFormat::Cases(format) => format,
+        RunFormat::EvoCodeBench => return super::bench_run_exec::run_cmd(args),
+    };
+    args.exec.refuse_for(format)?;
     let retrievers = RetrieverSpec::parse_list(&args.retriever)?;
     let options = Options {
         backend: Some(args.model.backend_options()),
@@ -76,11 +105,7 @@ pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
     let settings = Settings::load_with(std::path::Path::new("."), options)?;
 
     crossfile::bench::outputs::refuse_overwriting_inputs(&args.out, &[&args.cases])?;
-    let loaded = load_cases(
-        &args.cases,
-        args.format,
-        settings.index.workspace.max_file_bytes,
-    )?;
+    let loaded = load_cases(&args.cases, format, settings.index.workspace.max_file_bytes)?;
     for problem in &loaded.problems {
         tracing::warn!("skipped: {problem}");
     }
@@ -91,10 +116,7 @@ pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
             loaded.problems.len(),
             match loaded.problems.first() {
                 None => ", the file is empty".to_string(),
-                Some(first) => format!(
-                    ", the first {first}; is --format {} right?",
-                    args.format.name()
-                ),
+                Some(first) => format!(", the first {first}; is --format {} right?", format.name()),
             },
             args.out.display()
         );

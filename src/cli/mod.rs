@@ -14,6 +14,7 @@ mod bench_mine;
 mod bench_model;
 mod bench_report;
 mod bench_run;
+mod bench_run_exec;
 mod bench_score;
 mod bench_setup_env;
 mod bench_typing;

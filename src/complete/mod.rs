@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 pub use setup::{backend_for, tokenizer_for};
 pub use steady::{Shown, SteadyBlocks};
 
-use crate::backend::{Backend, BackendError, FimParts, GenerateRequest, Generation};
+use crate::backend::{Backend, BackendError, FimParts, GenerateRequest, Generation, Sampling};
 use crate::config::Settings;
 use crate::index::Snapshot;
 use crate::lang::Language;
@@ -89,6 +89,8 @@ pub struct Completer {
     /// Whether the backend may answer from the last answer's layout while it reads a changed
     /// prompt ([`GenerateRequest::fallback`]); off for the answer that replaces such an answer.
     fallback: bool,
+    /// Sampling settings for the backend (`None`: greedy).
+    sampling: Option<Sampling>,
 }
 
 impl Completer {
@@ -114,6 +116,7 @@ impl Completer {
             steady: None,
             next_line: false,
             fallback: true,
+            sampling: None,
         }
     }
 
@@ -174,6 +177,13 @@ impl Completer {
     /// prompt's own answer (the answer that replaces one made so).
     pub fn with_fallback(mut self, fallback: bool) -> Completer {
         self.fallback = fallback;
+        self
+    }
+
+    /// The same completer sampling with `sampling` (one sample of a case: its own seed), or
+    /// greedy (`None`, the default).
+    pub fn with_sampling(mut self, sampling: Option<Sampling>) -> Completer {
+        self.sampling = sampling;
         self
     }
 
@@ -418,6 +428,7 @@ impl Completer {
             max_generate_ms: self.max_generate_ms,
             fallback: None,
             read_ahead: None,
+            sampling: self.sampling,
         }
     }
 }

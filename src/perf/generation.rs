@@ -164,6 +164,7 @@ pub fn measure_generation(params: &GenerationParams) -> Result<GenerationReport,
         max_generate_ms: None,
         fallback: None,
         read_ahead: None,
+        sampling: None,
     };
 
     // The server starts first so that the two sides alternate prompt by prompt: load on the

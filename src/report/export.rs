@@ -9,6 +9,10 @@
 //!   the case id, whose first `/`-part is the repository folder, as the script's per-repository
 //!   grouping (`task_id.split('/')[0]`) expects.
 //!
+//! - EvoCodeBench (`pass_k.py`, and `bench score --format evocodebench`): one line per sample,
+//!   `{"namespace", "completion"}`, the body that was tested (post-processed whatever the text
+//!   asked for: the official scripts take bodies).
+//!
 //! Records with an `error` are skipped, never exported as an empty prediction (that would score
 //! a failure as a miss); the caller reports how many.
 
@@ -22,6 +26,7 @@ use crate::bench::record::RunRecord;
 pub enum ExportFormat {
     Cceval,
     Repoeval,
+    EvoCodeBench,
 }
 
 impl ExportFormat {
@@ -30,6 +35,7 @@ impl ExportFormat {
         match self {
             ExportFormat::Cceval => "cceval",
             ExportFormat::Repoeval => "repoeval",
+            ExportFormat::EvoCodeBench => "evocodebench",
         }
     }
 }
@@ -132,6 +138,15 @@ pub fn export(run: &Run, params: &ExportParams) -> Result<Export, ExportError> {
         let value = match params.format {
             ExportFormat::Cceval => json!({"task_id": record.case_id, "pred": text}),
             ExportFormat::Repoeval => repoeval_line(record, text),
+            ExportFormat::EvoCodeBench => {
+                // One line per sample: the body that was tested, as `pass_k.py` takes it.
+                for sample in &record.samples {
+                    let line =
+                        json!({"namespace": record.case_id, "completion": sample.suggestion});
+                    out.lines.push(line.to_string());
+                }
+                continue;
+            }
         };
         out.lines.push(value.to_string());
     }
@@ -200,6 +215,36 @@ mod tests {
         assert!(!e.upper_bound);
         let missing = export(&r, &params(ExportFormat::Cceval, Some("jaccard")));
         assert!(matches!(missing, Err(ExportError::UnknownRetriever { .. })));
+    }
+
+    #[test]
+    fn evocodebench_lines_are_one_per_sample_with_the_tested_body() {
+        use crate::bench::record::ExecSample;
+        use crate::harness::Outcome;
+        let sample = |body: &str| ExecSample {
+            raw_suggestion: format!("{body}\nclass Next:"),
+            suggestion: body.to_string(),
+            recall: None,
+            outcome: Outcome::error("not run here"),
+        };
+        let mut rec = record("pkg.mod.f", "bm25", 1.0);
+        rec.format = "evocodebench".into();
+        rec.samples = vec![sample("    return 1\n"), sample("    return 2\n")];
+        let mut failed = errored("pkg.mod.g", "bm25");
+        failed.format = "evocodebench".into();
+        let e = export(
+            &run(vec![rec, failed]),
+            &params(ExportFormat::EvoCodeBench, None),
+        )
+        .expect("export");
+        assert_eq!(
+            e.lines,
+            [
+                r#"{"completion":"    return 1\n","namespace":"pkg.mod.f"}"#,
+                r#"{"completion":"    return 2\n","namespace":"pkg.mod.f"}"#
+            ]
+        );
+        assert_eq!(e.skipped_errors, ["pkg.mod.g"]);
     }
 
     #[test]

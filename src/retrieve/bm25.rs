@@ -21,7 +21,8 @@ impl Retriever for Bm25 {
         query: &Query,
         top_k: usize,
     ) -> Result<Vec<Hit>, RetrieveError> {
-        let window = Query::last_nonblank_lines(&query.left, self.query_lines as usize);
+        let window =
+            query.search_window(|left| Query::last_nonblank_lines(left, self.query_lines as usize));
         let mut terms = code_terms(&window);
         terms.sort_unstable();
         terms.dedup();

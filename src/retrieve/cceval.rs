@@ -64,7 +64,7 @@ impl Retriever for Cceval {
                 Query::last_nonblank_lines(&with_reference, QUERY_LINES)
             }
             CcevalMode::Ranked | CcevalMode::NextChunk => {
-                Query::last_nonblank_lines(&query.left, QUERY_LINES)
+                query.search_window(|left| Query::last_nonblank_lines(left, QUERY_LINES))
             }
         };
         let ranked = rank_cceval(snapshot, &query.path, language, &window);

@@ -194,7 +194,8 @@ impl Retriever for Dense {
         query: &Query,
         top_k: usize,
     ) -> Result<Vec<Hit>, RetrieveError> {
-        let window = Query::last_nonblank_lines(&query.left, self.query_lines as usize);
+        let window =
+            query.search_window(|left| Query::last_nonblank_lines(left, self.query_lines as usize));
         if top_k == 0 || is_blank_text(&window) {
             return Ok(Vec::new());
         }

@@ -18,7 +18,7 @@ impl Retriever for Jaccard {
         query: &Query,
         top_k: usize,
     ) -> Result<Vec<Hit>, RetrieveError> {
-        let window = Query::last_lines(&query.left, self.query_lines as usize);
+        let window = query.search_window(|left| Query::last_lines(left, self.query_lines as usize));
         let mut distinct: Vec<&str> = words(&window).collect();
         distinct.sort_unstable();
         distinct.dedup();

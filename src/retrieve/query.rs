@@ -27,6 +27,9 @@ pub struct Query {
     pub reference: Option<String>,
     /// Context a benchmark case ships with, for the `dataset` retriever.
     pub provided: Option<Vec<Hit>>,
+    /// What retrievers search with instead of the lines before the cursor (EvoCodeBench: the
+    /// signature and the requirement, Drain et al.'s docstring query); `None` for a cursor.
+    pub search_text: Option<String>,
 }
 
 impl Query {
@@ -45,6 +48,7 @@ impl Query {
             right: text[offset..].to_string(),
             reference: None,
             provided: None,
+            search_text: None,
         })
     }
 
@@ -70,6 +74,7 @@ impl Query {
             language: self.language,
             reference: self.reference.clone(),
             provided: self.provided.clone(),
+            search_text: self.search_text.clone(),
         }
     }
 
@@ -90,6 +95,15 @@ impl Query {
         match &self.reference {
             Some(reference) => reference,
             None => self.right.split('\n').next().unwrap_or(""),
+        }
+    }
+
+    /// The text a retriever searches with: [`Query::search_text`] when set, else `window` of
+    /// the left context (the retriever's own cut of the lines before the cursor).
+    pub fn search_window(&self, window: impl FnOnce(&str) -> String) -> String {
+        match &self.search_text {
+            Some(text) => text.clone(),
+            None => window(&self.left),
         }
     }
 

@@ -241,3 +241,32 @@ fn hybrid_scores_are_reciprocal_rank_sums_of_its_parts() {
         .collect();
     assert_eq!(got, want);
 }
+
+/// A query's search text (EvoCodeBench's signature and requirement) replaces the lines before the
+/// cursor for every lexical retriever: here words only `lib/math_utils.py` holds rank it first,
+/// where the cursor's own lines rank it nowhere.
+#[test]
+fn a_search_text_is_what_retrievers_search_with() {
+    let f = fixture();
+    let mut asked = query();
+    asked.search_text =
+        Some("def average(values):\n    \"\"\"The mean of values: sum over len.\"\"\"".into());
+    for spec in ["bm25", "jaccard", "bm25-cceval"] {
+        let retriever = build(&spec.parse().expect("spec"), &f.settings).expect("build");
+        let before = retriever
+            .retrieve(&f.snapshot, &query(), 3)
+            .expect("retrieve");
+        assert!(
+            before.iter().all(|h| h.path != "lib/math_utils.py"),
+            "{spec}: {before:?}"
+        );
+        let hits = retriever
+            .retrieve(&f.snapshot, &asked, 3)
+            .expect("retrieve");
+        assert_eq!(
+            hits.first().map(|h| h.path.as_str()),
+            Some("lib/math_utils.py"),
+            "{spec}: {hits:?}"
+        );
+    }
+}

@@ -76,6 +76,7 @@ fn record(case: usize, language: &str, retriever: &str, quality: f64) -> RunReco
         },
         cached: false,
         error: None,
+        samples: Vec::new(),
     }
 }
 

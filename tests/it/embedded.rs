@@ -45,6 +45,7 @@ pub(super) fn request(prompt: &str, max_tokens: u32, stop: &[&str]) -> GenerateR
         max_generate_ms: None,
         fallback: None,
         read_ahead: None,
+        sampling: None,
     }
 }
 

@@ -358,3 +358,206 @@ fn a_case_without_its_environment_is_an_error_never_a_failure() {
         "nothing scored is a failure: {log}"
     );
 }
+
+/// `bench run --format evocodebench` on the first `limit` DEV cases with the embedded model into
+/// `out` (the environments in the user's cache, the bench indexes beside `out`); the records by
+/// case.
+#[cfg(feature = "embedded")]
+fn run(out: &Path, limit: usize, extra: &[&str]) -> (BTreeMap<String, Value>, String) {
+    environments();
+    let gguf = crate::servers::default_gguf();
+    let (cases, repos, out_arg, limit, indexes) = (
+        dev_cases().to_string_lossy().into_owned(),
+        bench_repos().to_string_lossy().into_owned(),
+        out.to_string_lossy().into_owned(),
+        limit.to_string(),
+        out.with_extension("indexes").to_string_lossy().into_owned(),
+    );
+    let mut args = vec![
+        "bench",
+        "run",
+        "--format",
+        "evocodebench",
+        "--cases",
+        &cases,
+        "--repos",
+        &repos,
+        "--out",
+        &out_arg,
+        "--limit",
+        &limit,
+        "--model",
+        gguf.to_str().expect("utf-8"),
+        "--n-ctx",
+        "1024",
+        "--jobs",
+        "2",
+        "--cache-dir",
+        &indexes,
+    ];
+    args.extend(extra);
+    let output = crossfile(&args, &env_cache());
+    let log = format!("exit {:?}\n{}", output.status.code(), stderr(&output));
+    let records = std::fs::read_to_string(out)
+        .unwrap_or_default()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).expect("a record"))
+        .map(|r| (r["case_id"].as_str().expect("case id").to_string(), r))
+        .collect();
+    (records, log)
+}
+
+/// Three sampled bodies for each of three DEV cases, twice with the same seed: the same bodies
+/// and the same outcomes, each tested in its repository (Pass@k and Recall@k per case from
+/// them); another seed draws other bodies; a finished run resumed runs nothing.
+#[cfg(feature = "embedded")]
+#[test]
+fn sampled_bodies_are_generated_tested_and_drawn_again_alike_for_a_seed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sampled = |name: &str, seed: &str| {
+        run(
+            &dir.path().join(name),
+            3,
+            &[
+                "--retriever",
+                "none",
+                "--setting",
+                "baseline",
+                "--samples",
+                "3",
+                "--temperature",
+                "0.8",
+                "--top-p",
+                "0.95",
+                "--seed",
+                seed,
+                "--max-new-tokens",
+                "48",
+                "--k",
+                "1,3",
+            ],
+        )
+    };
+    let (first, log) = sampled("a.jsonl", "7");
+    assert_eq!(first.len(), 3, "{log}");
+    let bodies = |records: &BTreeMap<String, Value>| -> Vec<Vec<String>> {
+        records
+            .values()
+            .map(|r| {
+                r["samples"]
+                    .as_array()
+                    .expect("samples")
+                    .iter()
+                    .map(|s| s["suggestion"].as_str().expect("body").to_string())
+                    .collect()
+            })
+            .collect()
+    };
+    for (namespace, r) in &first {
+        assert!(r["error"].is_null(), "{namespace}: {r}\n{log}");
+        assert_eq!(r["format"], "evocodebench");
+        let samples = r["samples"].as_array().expect("samples");
+        assert_eq!(samples.len(), 3, "{namespace}");
+        for s in samples {
+            let status = s["outcome"]["status"].as_str().expect("status");
+            assert!(
+                matches!(status, "pass" | "fail" | "timeout"),
+                "{namespace}: {s}"
+            );
+        }
+        let passed = samples
+            .iter()
+            .filter(|s| s["outcome"]["status"] == "pass")
+            .count();
+        let pass1 = r["metrics"]["pass@1"].as_f64().expect("pass@1");
+        assert!(
+            (pass1 - passed as f64 / 3.0).abs() < 1e-9,
+            "{namespace}: {r}"
+        );
+        let pass3 = r["metrics"]["pass@3"].as_f64().expect("pass@3");
+        assert_eq!(pass3, if passed > 0 { 1.0 } else { 0.0 }, "{namespace}");
+        assert_eq!(r["suggestion"], samples[0]["suggestion"]);
+        // The prompt is the signature with the requirement as its docstring, never the body.
+        let prompt = r["prompt"].as_str().expect("prompt");
+        assert!(!prompt.contains(r["reference"].as_str().expect("reference").trim()));
+    }
+    assert!(
+        bodies(&first).iter().any(|b| b[0] != b[1] || b[1] != b[2]),
+        "sampling drew three equal bodies for every case: {:?}",
+        bodies(&first)
+    );
+    let (again, log) = sampled("b.jsonl", "7");
+    assert_eq!(bodies(&again), bodies(&first), "{log}");
+    let statuses = |records: &BTreeMap<String, Value>| -> Vec<Value> {
+        records
+            .values()
+            .flat_map(|r| r["samples"].as_array().expect("samples").clone())
+            .map(|s| s["outcome"]["status"].clone())
+            .collect()
+    };
+    assert_eq!(statuses(&again), statuses(&first));
+    let (other, _) = sampled("c.jsonl", "8");
+    assert_ne!(bodies(&other), bodies(&first), "another seed, other bodies");
+
+    // Resumed when finished: nothing runs, nothing is written again.
+    let before = std::fs::read(dir.path().join("a.jsonl")).expect("run file");
+    let (_, log) = sampled("a.jsonl", "7");
+    assert!(log.contains("exit Some(0)"), "{log}");
+    assert_eq!(
+        std::fs::read(dir.path().join("a.jsonl")).expect("run file"),
+        before
+    );
+}
+
+/// Greedy local completion with BM25 over the repository: the prompt holds the code above the
+/// function, the requirement as its docstring and retrieved chunks (never the body), and the
+/// body generated is tested.
+#[cfg(feature = "embedded")]
+#[test]
+fn a_greedy_run_with_retrieval_prompts_with_the_code_above_and_tests_the_body() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (ran, log) = run(
+        &dir.path().join("run.jsonl"),
+        2,
+        &[
+            "--retriever",
+            "bm25",
+            "--setting",
+            "local_completion",
+            "--max-new-tokens",
+            "64",
+            "--json",
+        ],
+    );
+    assert_eq!(ran.len(), 2, "{log}");
+    let cases: BTreeMap<String, Value> = records()
+        .into_iter()
+        .map(|r| (r["namespace"].as_str().expect("namespace").to_string(), r))
+        .collect();
+    for (namespace, r) in &ran {
+        assert!(r["error"].is_null(), "{namespace}: {r}\n{log}");
+        let case = &cases[namespace];
+        let prompt = r["prompt"].as_str().expect("prompt");
+        let functionality = case["requirement"]["Functionality"].as_str().expect("text");
+        let first_words: String = functionality
+            .split_whitespace()
+            .take(6)
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            prompt.contains(&first_words),
+            "{namespace}: the requirement in {prompt}"
+        );
+        assert!(!prompt.contains(r["reference"].as_str().expect("reference").trim()));
+        assert!(
+            !r["chunks"].as_array().expect("chunks").is_empty(),
+            "{namespace}"
+        );
+        assert_eq!(r["samples"].as_array().map(Vec::len), Some(1));
+        assert!(r["metrics"]["pass@1"].is_number(), "{r}");
+        assert_eq!(
+            r["line"].as_u64(),
+            case["body_position"][0].as_u64().map(|l| l - 1)
+        );
+    }
+}

@@ -6,12 +6,13 @@ use std::time::Instant;
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::LlamaModel;
+use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 
 use super::text::Text;
 use super::worker::{Job, WorkerConfig};
 use super::{argmax, ms, reuse};
-use crate::backend::{BackendError, Generation};
+use crate::backend::{BackendError, Generation, Sampling};
 
 /// Prompt tokens decoded per llama.cpp call; cancellation is checked between calls.
 const PROMPT_CHUNK: usize = 512;
@@ -160,6 +161,7 @@ impl Decode<'_, '_> {
             .request
             .max_generate_ms
             .map(|ms| generate_start + std::time::Duration::from_millis(ms));
+        let mut sampler = job.request.sampling.map(sampler_for);
         while generated < max_tokens {
             if cancel.is_cancelled() {
                 return Err(BackendError::Cancelled);
@@ -168,7 +170,11 @@ impl Decode<'_, '_> {
                 generation.out_of_time = true;
                 break;
             }
-            let token = argmax(self.slot.ctx.get_logits_ith(batch.n_tokens() - 1));
+            let last = batch.n_tokens() - 1;
+            let token = match sampler.as_mut() {
+                Some(sampler) => sampler.sample(&self.slot.ctx, last),
+                None => argmax(self.slot.ctx.get_logits_ith(last)),
+            };
             if generated == 0 {
                 generation.first_token_ms = Some(ms(job.start));
             }
@@ -265,4 +271,14 @@ impl Decode<'_, '_> {
     fn error(&self, message: String) -> BackendError {
         model_error(self.config, message)
     }
+}
+
+/// llama.cpp's sampler chain for `sampling`: temperature, then top-p over the tempered
+/// distribution (as Hugging Face and vLLM apply them), then a draw seeded by the request.
+fn sampler_for(sampling: Sampling) -> LlamaSampler {
+    LlamaSampler::chain_simple([
+        LlamaSampler::temp(sampling.temperature()),
+        LlamaSampler::top_p(sampling.top_p(), 1),
+        LlamaSampler::dist(sampling.seed()),
+    ])
 }

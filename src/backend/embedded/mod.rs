@@ -1,5 +1,6 @@
-//! The embedded backend: a GGUF run in-process by llama.cpp (`llama-cpp-2`), greedy and
-//! cancellable, with llama.cpp's own tokenizer.
+//! The embedded backend: a GGUF run in-process by llama.cpp (`llama-cpp-2`), greedy (or
+//! sampled with llama.cpp's sampler chain, seeded by the request) and cancellable, with
+//! llama.cpp's own tokenizer.
 //!
 //! One `LlamaBackend` per process; a model loaded once per [`EmbeddedBackend`] and shared
 //! (`Arc`) with its tokenizer. Requests go to one decode thread ([`worker`]) that owns the

@@ -64,6 +64,7 @@ pub fn compare_fresh(
         max_generate_ms: None,
         fallback: None,
         read_ahead: None,
+        sampling: None,
     };
     let mut fresh = Fresh {
         compared: 0,

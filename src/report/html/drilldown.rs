@@ -171,6 +171,7 @@ fn retriever_record<'a>(
             );
         }
     }
+    write_samples(page, record);
     if record.chunks.is_empty() {
         page.push_str("<p><small>no chunks</small></p>");
     } else {
@@ -219,4 +220,59 @@ fn retriever_record<'a>(
         }
     }
     page.push_str("</div>\n");
+}
+
+/// An execution-based record's samples: each one's outcome, first failing test and recall, and
+/// the failing test's output; the bodies past the first (which the diff above shows).
+fn write_samples(page: &mut String, record: &RunRecord) {
+    if record.samples.is_empty() {
+        return;
+    }
+    page.push_str(
+        "<table class=\"samples\"><tr><th>sample</th><th>tests</th><th>first failing test</th>\
+         <th>recall</th><th>s</th></tr>",
+    );
+    for (i, sample) in record.samples.iter().enumerate() {
+        let outcome = &sample.outcome;
+        let _ = write!(
+            page,
+            "<tr><td>{}</td><td class=\"{}\">{}</td><td><code>{}</code></td><td>{}</td><td>{:.1}</td></tr>",
+            i + 1,
+            outcome.status.name(),
+            outcome.status.name(),
+            escape(outcome.first_failure.as_deref().unwrap_or("–")),
+            sample.recall.map_or("–".to_string(), |r| format!("{r:.2}")),
+            outcome.secs
+        );
+    }
+    page.push_str("</table>");
+    for (i, sample) in record.samples.iter().enumerate() {
+        let outcome = &sample.outcome;
+        if let Some(message) = &outcome.message {
+            let _ = write!(
+                page,
+                "<p class=\"error\">sample {}: {}</p>",
+                i + 1,
+                escape(message)
+            );
+        }
+        if let Some(failed) = outcome.tests.iter().find(|t| t.status.name() != "pass") {
+            let _ = write!(
+                page,
+                "<details><summary>sample {}: <code>{}</code> ({}) output</summary><pre>{}</pre></details>",
+                i + 1,
+                escape(&failed.id),
+                failed.status.name(),
+                escape(&failed.tail)
+            );
+        }
+        if i > 0 {
+            let _ = write!(
+                page,
+                "<details><summary>sample {} body</summary><pre>{}</pre></details>",
+                i + 1,
+                escape(&sample.suggestion)
+            );
+        }
+    }
 }

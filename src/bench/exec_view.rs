@@ -1,0 +1,267 @@
+//! An EvoCodeBench case as the model sees it in each of the benchmark's three settings: the
+//! signature with a docstring made of the requirement (`baseline`), after the code above it
+//! (`local_completion`), and with the code below it as the right context (`local_infilling`,
+//! fill-in-the-middle where the model has it), as the benchmark's own language-model prompts
+//! lay them out (`LM_inference.py`). The original docstring and the body are never shown; the
+//! cursor is at the start of the body's first line.
+
+use std::fmt;
+use std::path::Path;
+
+use super::BenchError;
+use super::evocodebench::{ExecCase, Requirement};
+use crate::Position;
+use crate::lang::Language;
+use crate::retrieve::Query;
+use crate::workspace;
+
+/// How much of the case's file the model is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Setting {
+    /// The signature and the requirement only (for a method, after its `class` line).
+    Baseline,
+    /// Plus the file's code above the function.
+    LocalCompletion,
+    /// Plus the file's code below the function, after the cursor.
+    LocalInfilling,
+}
+
+impl Setting {
+    pub const ALL: [Setting; 3] = [
+        Setting::Baseline,
+        Setting::LocalCompletion,
+        Setting::LocalInfilling,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Setting::Baseline => "baseline",
+            Setting::LocalCompletion => "local_completion",
+            Setting::LocalInfilling => "local_infilling",
+        }
+    }
+
+    /// The setting named `name`, or an error naming the three.
+    pub fn parse(name: &str) -> Result<Setting, String> {
+        Setting::ALL
+            .into_iter()
+            .find(|s| s.name() == name)
+            .ok_or_else(|| {
+                format!("unknown setting {name:?}: baseline, local_completion or local_infilling")
+            })
+    }
+}
+
+impl fmt::Display for Setting {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A case laid out for one setting.
+#[derive(Clone, Debug)]
+pub struct ExecView {
+    /// The case's file, relative to its repository.
+    pub path: String,
+    /// What the index may hold of the file: the code above, the signature with the
+    /// requirement's docstring, and the code below when the setting shows it. Never the body.
+    pub indexed: String,
+    /// The prompt's left and right contexts, the cursor (its line as in `indexed`), the search
+    /// text (the signature and the requirement) and the reference body (for the oracle).
+    pub query: Query,
+}
+
+/// Lays `case` out from its file under `repos` for `setting`; the file is read as text (CRLF
+/// read as LF, as the official harness rewrites it) and bounded by `max_file_bytes`.
+pub fn exec_view(
+    case: &ExecCase,
+    repos: &Path,
+    setting: Setting,
+    max_file_bytes: u64,
+) -> Result<ExecView, BenchError> {
+    let problem = |message: String| BenchError::Case {
+        id: case.namespace.clone(),
+        message,
+    };
+    let root = repos.join(&case.repository);
+    let (abs, path) = workspace::resolve_in_root(&root, Path::new(&case.path))
+        .map_err(|e| problem(e.to_string()))?;
+    let text = workspace::read_source(&abs, max_file_bytes)
+        .map_err(|e| problem(e.to_string()))?
+        .text
+        .replace("\r\n", "\n");
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let ((sig_first, sig_last), (_, body_last)) = (case.signature, case.body);
+    if body_last > lines.len() {
+        return Err(problem(format!(
+            "{path}: the body's last line {body_last} is past the file's end ({} lines)",
+            lines.len()
+        )));
+    }
+    let above = lines[..sig_first - 1].concat();
+    let mut signature = lines[sig_first - 1..sig_last].concat();
+    if !signature.ends_with('\n') {
+        signature.push('\n');
+    }
+    let below = lines[body_last..].concat();
+    let input_code = format!(
+        "{signature}{}",
+        requirement_docstring(&case.requirement, case.indent)
+    );
+    let shown_left = format!("{above}{input_code}");
+    let left = match setting {
+        Setting::Baseline => match class_of(case) {
+            Some(class) => format!("class {class}:\n{input_code}"),
+            None => input_code.clone(),
+        },
+        Setting::LocalCompletion | Setting::LocalInfilling => shown_left.clone(),
+    };
+    let right = match setting {
+        Setting::LocalInfilling => below.clone(),
+        Setting::Baseline | Setting::LocalCompletion => String::new(),
+    };
+    let indexed = format!("{shown_left}{right}");
+    let line = u32::try_from(shown_left.matches('\n').count()).unwrap_or(u32::MAX);
+    let reference = lines[case.body.0 - 1..body_last].concat();
+    Ok(ExecView {
+        query: Query {
+            path: path.clone(),
+            language: Some(Language::Python),
+            cursor: Position { line, col: 0 },
+            left,
+            right,
+            reference: Some(reference),
+            provided: None,
+            search_text: Some(input_code),
+        },
+        path,
+        indexed,
+    })
+}
+
+/// The requirement as the docstring the benchmark's prompts give the function: its
+/// functionality, then its arguments, each line at the body's indentation.
+pub fn requirement_docstring(requirement: &Requirement, indent: usize) -> String {
+    let pad = " ".repeat(indent);
+    let mut out = format!("{pad}\"\"\"\n");
+    let text = [
+        requirement.functionality.trim_end(),
+        requirement.arguments.trim_end(),
+    ];
+    for line in text.iter().flat_map(|part| part.lines()) {
+        if !line.trim().is_empty() {
+            out.push_str(&pad);
+            out.push_str(line.trim_end());
+        }
+        out.push('\n');
+    }
+    out.push_str(&pad);
+    out.push_str("\"\"\"\n");
+    out
+}
+
+/// The class a method's namespace names (its second-last part).
+fn class_of(case: &ExecCase) -> Option<&str> {
+    if case.kind != "method" {
+        return None;
+    }
+    let mut parts = case.namespace.rsplit('.');
+    parts.next();
+    parts.next()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::evocodebench::Dependency;
+
+    const FILE: &str = "import os\n\n\nclass Store:\n    def get(self, key,\n            default=None):\n        \"\"\"Old docstring.\"\"\"\n        value = self.data.get(key)\n        return value or default\n\n    def size(self):\n        return len(self.data)\n";
+
+    fn case(kind: &str) -> ExecCase {
+        ExecCase {
+            namespace: "pkg.store.Store.get".into(),
+            kind: kind.into(),
+            repository: "repo".into(),
+            path: "pkg/store.py".into(),
+            signature: (5, 6),
+            body: (8, 9),
+            indent: 8,
+            tests: vec!["tests/test_store.py::test_get".into()],
+            dependency: Dependency::default(),
+            requirement: Requirement {
+                functionality: "Looks a key up.\n".into(),
+                arguments: ":param key: str.\n\n:return: the value.".into(),
+            },
+            record_line: 1,
+        }
+    }
+
+    fn view(setting: Setting, kind: &str) -> ExecView {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("repo/pkg/store.py");
+        std::fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&file, FILE.replace('\n', "\r\n")).expect("write");
+        exec_view(&case(kind), dir.path(), setting, 1 << 20).expect("view")
+    }
+
+    const INPUT: &str = "    def get(self, key,\n            default=None):\n        \"\"\"\n        Looks a key up.\n        :param key: str.\n\n        :return: the value.\n        \"\"\"\n";
+
+    #[test]
+    fn each_setting_shows_what_the_benchmark_shows() {
+        let below = "\n    def size(self):\n        return len(self.data)\n";
+        let above = "import os\n\n\nclass Store:\n";
+
+        let baseline = view(Setting::Baseline, "method");
+        assert_eq!(baseline.query.left, format!("class Store:\n{INPUT}"));
+        assert_eq!(baseline.query.right, "");
+        assert_eq!(baseline.indexed, format!("{above}{INPUT}"));
+        let function = view(Setting::Baseline, "function");
+        assert_eq!(function.query.left, INPUT);
+
+        let completion = view(Setting::LocalCompletion, "method");
+        assert_eq!(completion.query.left, format!("{above}{INPUT}"));
+        assert_eq!(completion.query.right, "");
+
+        let infilling = view(Setting::LocalInfilling, "method");
+        assert_eq!(infilling.query.left, format!("{above}{INPUT}"));
+        assert_eq!(infilling.query.right, below);
+        assert_eq!(infilling.indexed, format!("{above}{INPUT}{below}"));
+
+        for v in [&baseline, &completion, &infilling] {
+            // The cursor is the body's first line of the file as shown; the search text is the
+            // signature and the requirement; the body and the old docstring are nowhere.
+            assert_eq!(v.query.cursor, Position { line: 12, col: 0 });
+            assert_eq!(v.query.search_text.as_deref(), Some(INPUT));
+            assert_eq!(
+                v.query.reference.as_deref(),
+                Some("        value = self.data.get(key)\n        return value or default\n")
+            );
+            for hidden in ["self.data.get(key)", "Old docstring"] {
+                assert!(!v.indexed.contains(hidden) && !v.query.left.contains(hidden));
+                assert!(!v.query.right.contains(hidden));
+            }
+        }
+    }
+
+    #[test]
+    fn a_body_past_the_end_or_a_path_out_of_the_repository_is_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("repo/pkg/store.py");
+        std::fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&file, "def f():\n    pass\n").expect("write");
+        let error = exec_view(&case("method"), dir.path(), Setting::Baseline, 1 << 20)
+            .expect_err("past the end");
+        assert!(error.to_string().contains("past the file's end"), "{error}");
+        let mut outside = case("method");
+        outside.path = "../elsewhere.py".into();
+        assert!(exec_view(&outside, dir.path(), Setting::Baseline, 1 << 20).is_err());
+    }
+
+    #[test]
+    fn settings_are_named_as_the_benchmark_names_them() {
+        for setting in Setting::ALL {
+            assert_eq!(Setting::parse(setting.name()), Ok(setting));
+        }
+        assert!(Setting::parse("local").is_err_and(|e| e.contains("local_infilling")));
+    }
+}
