@@ -517,3 +517,88 @@ async fn llamacpp_sends_completion_and_infill_shapes() {
                "cache_prompt": true})
     );
 }
+
+/// A sampled request sends its temperature, top-p and seed in each API's own fields (TGI also
+/// turns sampling on); a greedy one sends neither top-p nor seed (the shapes above).
+#[tokio::test]
+async fn a_sampled_request_sends_temperature_top_p_and_seed_in_each_apis_fields() {
+    let sampling = crossfile::backend::Sampling::new(0.4, 0.95, 1234).expect("valid");
+    let sampled = GenerateRequest {
+        sampling: Some(sampling),
+        ..request("def add(a, b):\n", 8, &[])
+    };
+    let sent = |stub: &Stub| stub.requests()[0].json();
+    let generate = |backend: Box<dyn Backend>| {
+        let sampled = sampled.clone();
+        async move {
+            backend
+                .generate(&sampled, &CancellationToken::new())
+                .await
+                .expect("answer")
+        }
+    };
+    let number = |v: &serde_json::Value| v.as_f64().map(|x| (x * 1e6).round() / 1e6);
+
+    let stub = Stub::start(vec![Reply::json(COMPLETION)]).await;
+    generate(Box::new(openai(&format!("{}/v1", stub.url), 5_000, 0))).await;
+    let body = sent(&stub);
+    assert_eq!(
+        (
+            number(&body["temperature"]),
+            number(&body["top_p"]),
+            &body["seed"]
+        ),
+        (Some(0.4), Some(0.95), &json!(1234)),
+        "{body}"
+    );
+
+    let stub = Stub::start(vec![Reply::json(r#"{"response": "x", "done": true}"#)]).await;
+    generate(Box::new(
+        OllamaBackend::new(&settings(BackendKind::Ollama, &stub.url, 5_000, 0)).expect("settings"),
+    ))
+    .await;
+    let options = &sent(&stub)["options"];
+    assert_eq!(
+        (
+            number(&options["temperature"]),
+            number(&options["top_p"]),
+            &options["seed"]
+        ),
+        (Some(0.4), Some(0.95), &json!(1234)),
+        "{options}"
+    );
+
+    let stub = Stub::start(vec![Reply::json(r#"{"generated_text": "x"}"#)]).await;
+    generate(Box::new(
+        TgiBackend::new(&settings(BackendKind::Tgi, &stub.url, 5_000, 0)).expect("settings"),
+    ))
+    .await;
+    let parameters = &sent(&stub)["parameters"];
+    assert_eq!(parameters["do_sample"], json!(true), "{parameters}");
+    assert_eq!(
+        (
+            number(&parameters["temperature"]),
+            number(&parameters["top_p"]),
+            &parameters["seed"]
+        ),
+        (Some(0.4), Some(0.95), &json!(1234)),
+        "{parameters}"
+    );
+
+    let stub = Stub::start(vec![Reply::json(r#"{"content": "x"}"#)]).await;
+    generate(Box::new(
+        LlamaCppBackend::new(&settings(BackendKind::LlamaCpp, &stub.url, 5_000, 0))
+            .expect("settings"),
+    ))
+    .await;
+    let body = sent(&stub);
+    assert_eq!(
+        (
+            number(&body["temperature"]),
+            number(&body["top_p"]),
+            &body["seed"]
+        ),
+        (Some(0.4), Some(0.95), &json!(1234)),
+        "{body}"
+    );
+}
