@@ -1,7 +1,7 @@
 //! The runner of `bench run --format evocodebench`: every (case, retriever) pair not yet in the
 //! run file is laid out for the setting ([`super::exec_view`]) in its repository's bench index,
-//! its samples are generated (greedy, or sampled with a seed of their own: [`Sampling::for_sample`])
-//! and each body is tested in a fresh copy of the repository through the harness
+//! its samples are generated (greedy, or sampled with a seed of their own: [`Sampling::for_sample`]),
+//! each output cut to the body as the benchmark cuts it ([`lm_body`]), and each body is tested in a fresh copy of the repository through the harness
 //! ([`super::exec_score::run_samples`]); the pair is appended to the run file with every
 //! sample's body and outcome, and the case's Pass@k and Recall@k as its metrics (so reports,
 //! comparisons and merges read it as any other run).
@@ -22,9 +22,10 @@ use super::BenchError;
 use super::evocodebench::ExecCase;
 use super::exec_recall::best_of_first;
 use super::exec_score::{ExecContext, run_samples};
-use super::exec_view::{Setting, exec_view};
+use super::exec_view::{Setting, exec_view, lm_body};
 use super::record::{ExecSample, RUN_FORMAT, RunError, RunRecord};
 use super::run::{RunEvent, complete_error, with_completion};
+use super::run_settings::RunSettings;
 use super::run_writer::RunFile;
 use crate::backend::Sampling;
 use crate::complete::{Completer, Completion};
@@ -52,6 +53,8 @@ pub struct ExecPlan<'a> {
     pub ks: Vec<u64>,
     pub index: IndexSettings,
     pub retrieve: RetrieveSettings,
+    /// What every record says the run was made with.
+    pub settings: Option<RunSettings>,
 }
 
 /// Generates and tests every pair of `plan` not in `done`, appending each to `file`; the tests
@@ -116,7 +119,7 @@ pub fn run_exec(
                             message: message.clone(),
                         };
                         let record = base(case, &retrievers[r].0, None, Some(error));
-                        append(file, on_event, &record)?;
+                        append(file, on_event, &plan.settings, record)?;
                     }
                     continue;
                 }
@@ -130,7 +133,7 @@ pub fn run_exec(
                     query: &query,
                 };
                 let record = pair.run(plan, &completer, runtime, tests);
-                append(file, on_event, &record)?;
+                append(file, on_event, &plan.settings, record)?;
             }
         }
     }
@@ -140,18 +143,21 @@ pub fn run_exec(
 fn append(
     file: &mut RunFile,
     on_event: &mut dyn FnMut(RunEvent<'_>),
-    record: &RunRecord,
+    settings: &Option<RunSettings>,
+    mut record: RunRecord,
 ) -> Result<(), BenchError> {
-    file.append(record)?;
-    on_event(RunEvent::Record(record));
+    record.settings.clone_from(settings);
+    file.append(&record)?;
+    on_event(RunEvent::Record(&record));
     Ok(())
 }
 
-/// The completer for a body: a block, exact (no reused KV cache, no time budget, the benchmark's
-/// layout), at most `max_new_tokens` tokens.
+/// The completer for a body: the model's raw output (cut to the body as the benchmark cuts it,
+/// [`lm_body`]), exact (no reused KV cache, no time budget, the benchmark's layout), at most
+/// `max_new_tokens` tokens.
 fn exact(base: &Completer, max_new_tokens: Option<u32>) -> Completer {
     base.clone()
-        .with_unit(Unit::Block)
+        .with_unit(Unit::Raw)
         .with_kv_reuse(false)
         .with_steady_prompts(false)
         .with_next_line(false)
@@ -222,7 +228,13 @@ impl Pair<'_> {
                 }
             }
         }
-        let bodies: Vec<&str> = completions.iter().map(|c| c.suggestion.as_str()).collect();
+        // The output starts after the cursor's indentation, which is part of the body.
+        let indentation = self.query.left.rsplit('\n').next().unwrap_or_default();
+        let owned: Vec<String> = completions
+            .iter()
+            .map(|c| lm_body(&format!("{indentation}{}", c.raw_suggestion)))
+            .collect();
+        let bodies: Vec<&str> = owned.iter().map(String::as_str).collect();
         let tested = run_samples(tests, &[(self.case, bodies)], &|_, _| {});
         let total_ms = started.elapsed().as_secs_f64() * 1e3;
         let Some(outcomes) = tested.into_iter().next() else {
@@ -258,11 +270,12 @@ impl Pair<'_> {
         });
         let samples: Vec<ExecSample> = completions
             .iter()
+            .zip(&owned)
             .zip(outcomes.details)
             .zip(recalls)
-            .map(|((c, outcome), recall)| ExecSample {
+            .map(|(((c, body), outcome), recall)| ExecSample {
                 raw_suggestion: c.raw_suggestion.clone(),
-                suggestion: c.suggestion.clone(),
+                suggestion: body.clone(),
                 recall,
                 outcome,
             })
@@ -275,6 +288,7 @@ impl Pair<'_> {
             None,
         );
         let mut record = with_completion(base, completer, first, total_ms);
+        record.suggestion.clone_from(&owned[0]);
         record.metrics = if error.is_some() {
             BTreeMap::new()
         } else {
@@ -321,5 +335,6 @@ fn base(
         cached: false,
         error,
         samples: Vec::new(),
+        settings: None,
     }
 }

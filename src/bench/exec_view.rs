@@ -3,7 +3,8 @@
 //! (`local_completion`), and with the code below it as the right context (`local_infilling`,
 //! fill-in-the-middle where the model has it), as the benchmark's own language-model prompts
 //! lay them out (`LM_inference.py`). The original docstring and the body are never shown; the
-//! cursor is at the start of the body's first line.
+//! cursor is on the body's first line, after its indentation. [`lm_body`] is the benchmark's
+//! own cut of a model's output to the body.
 
 use std::fmt;
 use std::path::Path;
@@ -109,12 +110,15 @@ pub fn exec_view(
         requirement_docstring(&case.requirement, case.indent)
     );
     let shown_left = format!("{above}{input_code}");
+    // The cursor is after the body's indentation: the model writes the body's first statement
+    // (a small model given only the docstring's end tends to start another function).
+    let pad = " ".repeat(case.indent);
     let left = match setting {
         Setting::Baseline => match class_of(case) {
-            Some(class) => format!("class {class}:\n{input_code}"),
-            None => input_code.clone(),
+            Some(class) => format!("class {class}:\n{input_code}{pad}"),
+            None => format!("{input_code}{pad}"),
         },
-        Setting::LocalCompletion | Setting::LocalInfilling => shown_left.clone(),
+        Setting::LocalCompletion | Setting::LocalInfilling => format!("{shown_left}{pad}"),
     };
     let right = match setting {
         Setting::LocalInfilling => below.clone(),
@@ -127,7 +131,10 @@ pub fn exec_view(
         query: Query {
             path: path.clone(),
             language: Some(Language::Python),
-            cursor: Position { line, col: 0 },
+            cursor: Position {
+                line,
+                col: u32::try_from(case.indent).unwrap_or(u32::MAX),
+            },
             left,
             right,
             reference: Some(reference),
@@ -158,6 +165,33 @@ pub fn requirement_docstring(requirement: &Requirement, indent: usize) -> String
     out.push_str(&pad);
     out.push_str("\"\"\"\n");
     out
+}
+
+/// The body in a model's output, as the benchmark cuts it (`extract_body_lm` of its
+/// `process_completion.py`): the output without leading and trailing line breaks, its first
+/// line's indentation the body's, and its lines up to the first non-blank one indented less.
+/// `output` starts at the start of the body's first line (the cursor's indentation included).
+pub fn lm_body(output: &str) -> String {
+    let trimmed = output.trim_matches('\u{0407}').trim_matches('\n');
+    let lines: Vec<&str> = trimmed.split('\n').collect();
+    let indent = |line: &str| -> usize {
+        if line.trim().is_empty() {
+            // `textwrap.dedent` empties a blank line: all of it counts as indentation.
+            line.len()
+        } else {
+            line.len() - line.trim_start_matches([' ', '\t']).len()
+        }
+    };
+    let body_indent = lines.first().map_or(0, |l| indent(l));
+    let mut kept = Vec::new();
+    for line in lines {
+        if indent(line) >= body_indent || line.trim().is_empty() {
+            kept.push(line);
+        } else {
+            break;
+        }
+    }
+    kept.join("\n")
 }
 
 /// The class a method's namespace names (its second-last part).
@@ -211,26 +245,27 @@ mod tests {
         let below = "\n    def size(self):\n        return len(self.data)\n";
         let above = "import os\n\n\nclass Store:\n";
 
+        let pad = "        ";
         let baseline = view(Setting::Baseline, "method");
-        assert_eq!(baseline.query.left, format!("class Store:\n{INPUT}"));
+        assert_eq!(baseline.query.left, format!("class Store:\n{INPUT}{pad}"));
         assert_eq!(baseline.query.right, "");
         assert_eq!(baseline.indexed, format!("{above}{INPUT}"));
         let function = view(Setting::Baseline, "function");
-        assert_eq!(function.query.left, INPUT);
+        assert_eq!(function.query.left, format!("{INPUT}{pad}"));
 
         let completion = view(Setting::LocalCompletion, "method");
-        assert_eq!(completion.query.left, format!("{above}{INPUT}"));
+        assert_eq!(completion.query.left, format!("{above}{INPUT}{pad}"));
         assert_eq!(completion.query.right, "");
 
         let infilling = view(Setting::LocalInfilling, "method");
-        assert_eq!(infilling.query.left, format!("{above}{INPUT}"));
+        assert_eq!(infilling.query.left, format!("{above}{INPUT}{pad}"));
         assert_eq!(infilling.query.right, below);
         assert_eq!(infilling.indexed, format!("{above}{INPUT}{below}"));
 
         for v in [&baseline, &completion, &infilling] {
             // The cursor is the body's first line of the file as shown; the search text is the
             // signature and the requirement; the body and the old docstring are nowhere.
-            assert_eq!(v.query.cursor, Position { line: 12, col: 0 });
+            assert_eq!(v.query.cursor, Position { line: 12, col: 8 });
             assert_eq!(v.query.search_text.as_deref(), Some(INPUT));
             assert_eq!(
                 v.query.reference.as_deref(),
@@ -255,6 +290,23 @@ mod tests {
         let mut outside = case("method");
         outside.path = "../elsewhere.py".into();
         assert!(exec_view(&outside, dir.path(), Setting::Baseline, 1 << 20).is_err());
+    }
+
+    #[test]
+    fn the_body_is_cut_as_the_benchmark_cuts_it() {
+        // Lines up to the first one indented less than the first.
+        assert_eq!(
+            lm_body("        x = 1\n\n        return x\n    def next(self):\n        pass\n"),
+            "        x = 1\n\n        return x"
+        );
+        // Leading and trailing line breaks go; deeper lines stay.
+        assert_eq!(
+            lm_body("\n\n    if a:\n        b()\n    c()\n\n"),
+            "    if a:\n        b()\n    c()"
+        );
+        // A first line at column 0 makes everything the body (as the benchmark's cut does).
+        assert_eq!(lm_body("def f():\n    pass"), "def f():\n    pass");
+        assert_eq!(lm_body(""), "");
     }
 
     #[test]

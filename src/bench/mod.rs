@@ -18,6 +18,7 @@ mod predictions;
 pub mod record;
 pub mod replay;
 pub mod run;
+pub mod run_settings;
 mod run_writer;
 mod sandbox;
 pub mod scale;

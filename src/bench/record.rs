@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::run_settings::RunSettings;
 use crate::harness::Outcome;
 
 /// The run file's format version, written in every record's `version`.
@@ -66,6 +67,10 @@ pub struct RunRecord {
     /// sample order (`suggestion` is the first's); empty for the other formats.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub samples: Vec<ExecSample>,
+    /// What the run was made with (model and its sha256, backend, n_ctx, retrieval, top-k,
+    /// sampling); `None` in run files written before they were kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<RunSettings>,
 }
 
 /// One sampled body of an execution-based case and its tests.

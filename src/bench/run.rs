@@ -24,6 +24,7 @@ use super::BenchError;
 use super::case::Case;
 use super::record::{ChunkRef, PromptTokenCounts, RUN_FORMAT, RunError, RunRecord, StageTimings};
 use super::replay::{LaidOut, completer_for, lay_out};
+use super::run_settings::RunSettings;
 use super::run_writer::RunFile;
 use super::score::score;
 use super::view::CaseView;
@@ -48,6 +49,8 @@ pub struct RunPlan<'a> {
     /// Indexes of the cases' repositories (their `cache_dir` gets a `bench/` below it).
     pub index: IndexSettings,
     pub retrieve: RetrieveSettings,
+    /// What every record says the run was made with.
+    pub settings: Option<RunSettings>,
 }
 
 /// Progress of a run, for a progress bar.
@@ -100,6 +103,7 @@ pub fn run(
     index_settings.cache_dir = plan.index.cache_dir.join("bench");
     let (sender, results) = mpsc::channel::<RunRecord>();
     let mut pool = Pool {
+        settings: &plan.settings,
         jobs: plan.jobs.max(1),
         in_flight: 0,
         results,
@@ -187,6 +191,7 @@ pub fn run(
 
 /// Completions in flight and the writer of finished ones.
 struct Pool<'f, 'e> {
+    settings: &'f Option<RunSettings>,
     jobs: usize,
     in_flight: usize,
     results: mpsc::Receiver<RunRecord>,
@@ -209,6 +214,9 @@ impl Pool<'_, '_> {
     }
 
     fn write(&mut self, record: &RunRecord) -> Result<(), BenchError> {
+        let mut record = record.clone();
+        record.settings.clone_from(self.settings);
+        let record = &record;
         self.file.append(record)?;
         (self.on_event)(RunEvent::Record(record));
         Ok(())
@@ -355,6 +363,7 @@ fn failed(case: &Case, retriever: &str, error: Option<RunError>) -> RunRecord {
         cached: false,
         error,
         samples: Vec::new(),
+        settings: None,
     }
 }
 

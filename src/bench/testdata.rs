@@ -57,6 +57,7 @@ pub fn record(case_id: &str, retriever: &str, score: f64) -> RunRecord {
         cached: false,
         error: None,
         samples: Vec::new(),
+        settings: None,
     }
 }
 

@@ -26,6 +26,15 @@ pub fn run(args: &BenchCompareArgs) -> anyhow::Result<()> {
     let a = read_checked(&args.a)?;
     let b = read_checked(&args.b)?;
     let comparison = compare_runs(&a, &b, &Bootstrap::default())?;
+    if !comparison.settings_differ.is_empty() {
+        tracing::warn!(
+            "{} and {} were run with other settings ({}): differences may come from them, not \
+             only from what is compared",
+            args.a.display(),
+            args.b.display(),
+            comparison.settings_differ.join("; ")
+        );
+    }
     if args.json {
         return super::print_json(&serde_json::to_value(&comparison)?);
     }

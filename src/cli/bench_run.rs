@@ -9,6 +9,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crossfile::backend::BackendKind;
 use crossfile::bench::run::{RunEvent, RunPlan, run};
+use crossfile::bench::run_settings::{RunAsks, RunSettings};
 use crossfile::bench::shard::Shard;
 use crossfile::bench::tally::Tally;
 use crossfile::bench::{CaseFormat, RunFile, load_cases};
@@ -170,6 +171,19 @@ pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
         max_new_tokens: args.max_new_tokens,
         index: settings.index.clone(),
         retrieve: settings.retrieve.clone(),
+        settings: None,
+    };
+    let plan = RunPlan {
+        settings: Some(RunSettings::of(
+            &settings,
+            &completer,
+            RunAsks {
+                top_k: plan.top_k,
+                max_new_tokens: args.max_new_tokens,
+                ..RunAsks::default()
+            },
+        )?),
+        ..plan
     };
 
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());

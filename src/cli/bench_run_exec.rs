@@ -16,6 +16,7 @@ use crossfile::bench::exec_run::{ExecPlan, run_exec};
 use crossfile::bench::exec_score::ExecContext;
 use crossfile::bench::exec_view::Setting;
 use crossfile::bench::run::RunEvent;
+use crossfile::bench::run_settings::{RunAsks, RunSettings};
 use crossfile::bench::tally::Tally;
 use crossfile::bench::{CaseFormat, RunFile};
 use crossfile::complete::{Completer, backend_for, tokenizer_for};
@@ -171,6 +172,21 @@ pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
         ks: exec.k.clone(),
         index: settings.index.clone(),
         retrieve: settings.retrieve.clone(),
+        settings: None,
+    };
+    let plan = ExecPlan {
+        settings: Some(RunSettings::of(
+            &settings,
+            &completer,
+            RunAsks {
+                top_k: plan.top_k,
+                max_new_tokens: args.max_new_tokens,
+                sampling,
+                samples: exec.samples,
+                setting: Some(setting.name().to_string()),
+            },
+        )?),
+        ..plan
     };
     let cancel = AtomicBool::new(false);
     let tests = ExecContext {

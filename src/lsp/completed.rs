@@ -50,3 +50,25 @@ pub struct LastCompletion {
     /// The completion it came from (shared by the answers of typing along it).
     pub done: Arc<Done>,
 }
+
+/// `text` cut to its first `limit` characters.
+pub fn at_most_chars(mut text: String, limit: usize) -> String {
+    if let Some((byte, _)) = text.char_indices().nth(limit) {
+        text.truncate(byte);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions_are_cut_by_characters() {
+        assert_eq!(at_most_chars("abc".into(), 5), "abc");
+        assert_eq!(at_most_chars("abc".into(), 3), "abc");
+        assert_eq!(at_most_chars("é🎉中x".into(), 3), "é🎉中");
+        assert_eq!(at_most_chars("é🎉".into(), 0), "");
+        assert_eq!(at_most_chars(String::new(), 0), "");
+    }
+}

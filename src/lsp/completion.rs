@@ -23,7 +23,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::along::Anchor;
 use super::at_cursor::{self, CursorRequest};
-use super::completed::LastCompletion;
+use super::completed::{LastCompletion, at_most_chars};
 use super::convert::cursor_in;
 use super::error::{ServeError, internal};
 use super::protocol::{InlineCompletionItem, InlineCompletionList, InlineCompletionParams};
@@ -127,9 +127,9 @@ async fn suggest(
         return Ok(None);
     };
     let buffer = folder.documents.text(&rel);
-    let request = state.begin_request(uri);
+    let request = state.requests.begin(uri);
     if let Some(rest) = along_last(state, uri, position, buffer.as_deref()) {
-        state.end_request(uri, &request);
+        state.requests.end(uri, &request);
         tracing::debug!(%uri, "typing along the suggestion");
         return Ok(Some(Suggestion {
             latency_ms: started.elapsed().as_secs_f64() * 1e3,
@@ -139,7 +139,7 @@ async fn suggest(
     tracing::debug!(%uri, line = position.line, character = position.character, "completion asked");
     // The model is wanted here: a fallback's answer being replaced in the background (in this
     // document or another) gives way.
-    state.cancel_refresh();
+    state.requests.cancel_refresh();
     // Dropped with this handler (`$/cancelRequest`): the task stops at its next check.
     let cancel_on_drop = request.token.clone().drop_guard();
     let asked = CursorRequest {
@@ -152,7 +152,7 @@ async fn suggest(
     let task = tokio::spawn(complete_at(state.clone(), asked, request.token.clone()));
     let outcome = task.await;
     cancel_on_drop.disarm();
-    state.end_request(uri, &request);
+    state.requests.end(uri, &request);
     let shown = match outcome {
         Ok(Ok(shown)) => shown,
         Ok(Err(e)) if e.is_cancelled() => {
@@ -284,26 +284,4 @@ fn offset_at(text: &str, position: Position) -> Option<usize> {
 
 fn anchor_at(text: &str, position: Position) -> Option<Anchor> {
     Anchor::new(text, offset_at(text, position)?)
-}
-
-/// `text` cut to its first `limit` characters.
-pub(super) fn at_most_chars(mut text: String, limit: usize) -> String {
-    if let Some((byte, _)) = text.char_indices().nth(limit) {
-        text.truncate(byte);
-    }
-    text
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn suggestions_are_cut_by_characters() {
-        assert_eq!(at_most_chars("abc".into(), 5), "abc");
-        assert_eq!(at_most_chars("abc".into(), 3), "abc");
-        assert_eq!(at_most_chars("é🎉中x".into(), 3), "é🎉中");
-        assert_eq!(at_most_chars("é🎉".into(), 0), "");
-        assert_eq!(at_most_chars(String::new(), 0), "");
-    }
 }

@@ -21,6 +21,7 @@ mod convert;
 mod error;
 mod framing;
 mod indexing;
+mod inflight;
 mod inspect;
 mod lifecycle;
 mod notify;

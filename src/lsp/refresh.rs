@@ -8,14 +8,14 @@
 //! answered with is the fresh prompt's.
 //!
 //! It gives way to the user: a request that asks the model, in any document, cancels it
-//! ([`State::cancel_refresh`]; there is one model), and it waits for nothing the user does.
+//! ([`super::inflight::Requests::cancel_refresh`]; there is one model), and it waits for nothing the user does.
 
 use std::sync::Arc;
 
 use tower_lsp::lsp_types::Url;
 
 use super::at_cursor::{self, Cursor};
-use super::completed::LastCompletion;
+use super::completed::{LastCompletion, at_most_chars};
 use super::state::{Engine, State};
 
 /// The answer a completion gave from the fallback, to be replaced.
@@ -29,7 +29,7 @@ pub struct Replaced {
 
 /// Asks for `cursor`'s own answer in the background, to replace `replaced`.
 pub fn replace_later(state: &Arc<State>, cursor: Cursor, engine: Engine, replaced: Replaced) {
-    let cancel = state.begin_refresh();
+    let cancel = state.requests.begin_refresh();
     let state = state.clone();
     tokio::spawn(async move {
         let done = match at_cursor::complete_own(&cursor, &engine, &cancel).await {
@@ -39,8 +39,7 @@ pub fn replace_later(state: &Arc<State>, cursor: Cursor, engine: Engine, replace
                 return;
             }
         };
-        let shown =
-            super::completion::at_most_chars(done.completion.suggestion.clone(), replaced.limit);
+        let shown = at_most_chars(done.completion.suggestion.clone(), replaced.limit);
         let done = Arc::new(done);
         let kept = state.replace_last(&replaced.uri, |now| {
             let rest = typed_since(&replaced.last, now, &shown)?;

@@ -14,6 +14,7 @@ use tower_lsp::lsp_types::Url;
 
 use super::completed::LastCompletion;
 use super::error::ServeError;
+use super::inflight::Requests;
 use super::replayed::Replay;
 
 use crate::backend::Backend;
@@ -36,12 +37,11 @@ pub struct State {
     folders: RwLock<Vec<Arc<Folder>>>,
     /// The model and the settings it was loaded with.
     engine: tokio::sync::Mutex<Option<(Arc<Settings>, Engine)>>,
-    /// The cancel token of the completion in flight, per document.
-    inflight: Mutex<HashMap<Url, (u64, CancellationToken)>>,
     /// The parent of every request's cancel token: cancelled when the session ends (the client's
     /// input closed), so no work outlives it.
     session: CancellationToken,
-    next_request: AtomicU64,
+    /// The completions in flight and the background one.
+    pub requests: Requests,
     /// Whether the client takes `window/workDoneProgress/create`.
     pub work_done_progress: AtomicBool,
     /// Whether the client takes a dynamic registration of `workspace/didChangeWatchedFiles`.
@@ -50,9 +50,6 @@ pub struct State {
     pub replay: Replay,
     /// The last completion in each document.
     last: Mutex<HashMap<Url, Arc<LastCompletion>>>,
-    /// The cancel token of the completion replacing a document's last answer in the background
-    /// ([`super::refresh`]): one at a time, since there is one model.
-    refreshing: Mutex<Option<CancellationToken>>,
     /// Warnings the user has been shown once (each configuration change repeats them in the log
     /// only).
     warned: Mutex<BTreeSet<String>>,
@@ -63,12 +60,6 @@ pub struct State {
 pub struct Engine {
     pub backend: Arc<dyn Backend>,
     pub tokenizer: Arc<dyn Tokenizer>,
-}
-
-/// A completion in flight: its number and the token that cancels it.
-pub struct InFlight {
-    id: u64,
-    pub token: CancellationToken,
 }
 
 /// A retriever and the settings it was built from.
@@ -113,19 +104,18 @@ pub struct Folder {
 
 impl State {
     pub fn new(client: Client) -> State {
+        let session = CancellationToken::new();
         State {
             client,
             options: RwLock::new(Options::default()),
             folders: RwLock::new(Vec::new()),
             engine: tokio::sync::Mutex::new(None),
-            inflight: Mutex::new(HashMap::new()),
-            session: CancellationToken::new(),
-            next_request: AtomicU64::new(0),
+            requests: Requests::new(session.clone()),
+            session,
             work_done_progress: AtomicBool::new(false),
             watch_registration: AtomicBool::new(false),
             replay: Replay::default(),
             last: Mutex::new(HashMap::new()),
-            refreshing: Mutex::new(None),
             warned: Mutex::new(BTreeSet::new()),
         }
     }
@@ -265,45 +255,6 @@ impl State {
     /// Cancels all work in flight, for good: the session is over.
     pub fn end_session(&self) {
         self.session.cancel();
-    }
-
-    /// A fresh cancel token for a completion in `uri`; the previous one for that document is
-    /// cancelled (a newer request wins).
-    pub fn begin_request(&self, uri: &Url) -> InFlight {
-        let id = self.next_request.fetch_add(1, Ordering::Relaxed);
-        let token = self.session.child_token();
-        let mut inflight = self.inflight.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, older)) = inflight.insert(uri.clone(), (id, token.clone())) {
-            older.cancel();
-        }
-        InFlight { id, token }
-    }
-
-    /// The token of a new background completion, cancelling the one before it.
-    pub fn begin_refresh(&self) -> CancellationToken {
-        let token = self.session.child_token();
-        let mut refreshing = self.refreshing.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(older) = refreshing.replace(token.clone()) {
-            older.cancel();
-        }
-        token
-    }
-
-    /// Cancels the background completion, if one runs, whichever document it is for: the model
-    /// is wanted for a request.
-    pub fn cancel_refresh(&self) {
-        let mut refreshing = self.refreshing.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(token) = refreshing.take() {
-            token.cancel();
-        }
-    }
-
-    /// Forgets `request` if it is still `uri`'s request in flight.
-    pub fn end_request(&self, uri: &Url, request: &InFlight) {
-        let mut inflight = self.inflight.lock().unwrap_or_else(|e| e.into_inner());
-        if inflight.get(uri).is_some_and(|(id, _)| *id == request.id) {
-            inflight.remove(uri);
-        }
     }
 
     pub fn supports_progress(&self) -> bool {

@@ -234,6 +234,9 @@ pub struct RunComparison {
     pub comparisons: Vec<Comparison>,
     /// The scored pairs whose `es` changed most, largest |ΔES| first, at most [`TOP_CHANGES`].
     pub changes: Vec<CaseChange>,
+    /// How the runs' settings differ beyond what is compared (`n_ctx: 1024 / 2048`, one per
+    /// setting); empty when they agree or a run does not say.
+    pub settings_differ: Vec<String>,
 }
 
 /// How many changed cases a comparison lists.
@@ -326,10 +329,20 @@ pub fn compare_runs(
         only_in_a: a.records.len() - pairs.len(),
         only_in_b: b.records.len() - pairs.len(),
         changes: top_changes(&pairs),
+        settings_differ: settings_differ(a, b),
         pairing,
         bootstrap: *bootstrap,
         comparisons,
     })
+}
+
+/// How B's run settings differ from A's (the first record of each that says).
+fn settings_differ(a: &Run, b: &Run) -> Vec<String> {
+    let first = |run: &Run| run.records.iter().find_map(|r| r.settings.clone());
+    match (first(a), first(b)) {
+        (Some(a), Some(b)) => a.differences(&b),
+        _ => Vec::new(),
+    }
 }
 
 /// The scored pairs with the largest nonzero |ΔES|, ties by case id and retriever.
@@ -378,6 +391,48 @@ mod tests {
             records,
             warnings: Vec::new(),
         }
+    }
+
+    #[test]
+    fn runs_made_with_other_settings_say_how() {
+        let with = |n_ctx: u32| {
+            let mut r = record("a", "bm25", 1.0);
+            r.settings = Some(crate::bench::run_settings::RunSettings {
+                backend: "embedded".into(),
+                model: "m.gguf".into(),
+                model_sha256: None,
+                n_ctx,
+                template: "plain".into(),
+                top_k: 10,
+                max_new_tokens: None,
+                retrieval: serde_json::json!({}),
+                sampling: None,
+                samples: 1,
+                setting: None,
+            });
+            r
+        };
+        let same = compare_runs(
+            &run("a", vec![with(2048)]),
+            &run("b", vec![with(2048)]),
+            &Bootstrap::default(),
+        )
+        .expect("compare");
+        assert!(same.settings_differ.is_empty());
+        let other = compare_runs(
+            &run("a", vec![with(2048)]),
+            &run("b", vec![with(1024)]),
+            &Bootstrap::default(),
+        )
+        .expect("compare");
+        assert_eq!(other.settings_differ, ["n_ctx: 2048 / 1024"]);
+        let unsaid = compare_runs(
+            &run("a", vec![record("a", "bm25", 1.0)]),
+            &run("b", vec![with(1024)]),
+            &Bootstrap::default(),
+        )
+        .expect("compare");
+        assert!(unsaid.settings_differ.is_empty());
     }
 
     #[test]

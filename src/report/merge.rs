@@ -1,6 +1,7 @@
 //! Joining run files made apart (`bench run --shard K/N` on N machines) into one run file for
 //! `report` and `compare`: every file read and checked as a run file, no (case, retriever) pair
-//! twice across them, and the settings a run's records share (format, backend, prompt template)
+//! twice across them, and the settings a run's records share (format, backend, prompt template,
+//! and the run settings they carry: model and its sha256, n_ctx, retrieval, top-k, sampling)
 //! the same in all of them.
 
 use std::collections::HashMap;
@@ -8,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use super::run_reader::{RunFileError, read_run};
 use crate::bench::record::RunRecord;
+use crate::bench::run_settings::RunSettings;
 
 /// Why run files cannot be merged.
 #[derive(Debug, thiserror::Error)]
@@ -38,6 +40,17 @@ pub enum MergeError {
         second: PathBuf,
         second_value: String,
     },
+    #[error(
+        "{} and {} were run with other settings ({differences}, first / second): shards of one \
+         run share them",
+        first.display(),
+        second.display()
+    )]
+    SettingsDiffer {
+        first: PathBuf,
+        second: PathBuf,
+        differences: String,
+    },
 }
 
 /// The merged records, in the order of the files given, and what reading tolerated.
@@ -64,6 +77,7 @@ pub fn merge_runs(paths: &[PathBuf]) -> Result<Merged, MergeError> {
     };
     let mut seen: HashMap<(String, String), &Path> = HashMap::new();
     let mut first_settings: [Option<(String, &Path)>; 3] = [None, None, None];
+    let mut first_run_settings: Option<(RunSettings, &Path)> = None;
     for path in paths {
         let run = read_run(path)?;
         merged.warnings.extend(run.warnings);
@@ -94,6 +108,21 @@ pub fn merge_runs(paths: &[PathBuf]) -> Result<Merged, MergeError> {
                         });
                     }
                     Some(_) => {}
+                }
+            }
+            if let Some(settings) = &record.settings {
+                match &first_run_settings {
+                    None => first_run_settings = Some((settings.clone(), path)),
+                    Some((first_value, first)) => {
+                        let differences = first_value.differences(settings);
+                        if !differences.is_empty() {
+                            return Err(MergeError::SettingsDiffer {
+                                first: first.to_path_buf(),
+                                second: path.clone(),
+                                differences: differences.join("; "),
+                            });
+                        }
+                    }
                 }
             }
             merged.records.push(record);
@@ -154,6 +183,40 @@ mod tests {
                 }
             ),
             "{disagree}"
+        );
+
+        // Shards made with another n_ctx are refused, naming it.
+        let with = |case: &str, n_ctx: u32| {
+            let mut r = record(case, "bm25", 1.0);
+            r.settings = Some(crate::bench::run_settings::RunSettings {
+                backend: "embedded".into(),
+                model: "m.gguf".into(),
+                model_sha256: Some("ab".into()),
+                n_ctx,
+                template: "plain".into(),
+                top_k: 10,
+                max_new_tokens: None,
+                retrieval: serde_json::json!({}),
+                sampling: None,
+                samples: 1,
+                setting: None,
+            });
+            r
+        };
+        let x = write(dir.path(), "x.jsonl", &[with("c1", 2048)]);
+        let y = write(dir.path(), "y.jsonl", &[with("c2", 2048)]);
+        let z = write(dir.path(), "z.jsonl", &[with("c3", 1024)]);
+        assert_eq!(
+            merge_runs(&[x.clone(), y])
+                .expect("same settings")
+                .records
+                .len(),
+            2
+        );
+        let differ = merge_runs(&[x, z]).expect_err("another n_ctx");
+        assert!(
+            differ.to_string().contains("n_ctx: 2048 / 1024"),
+            "{differ}"
         );
     }
 }

@@ -77,6 +77,7 @@ fn record(case: usize, language: &str, retriever: &str, quality: f64) -> RunReco
         cached: false,
         error: None,
         samples: Vec::new(),
+        settings: None,
     }
 }
 

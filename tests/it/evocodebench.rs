@@ -477,6 +477,8 @@ fn sampled_bodies_are_generated_tested_and_drawn_again_alike_for_a_seed() {
         let pass3 = r["metrics"]["pass@3"].as_f64().expect("pass@3");
         assert_eq!(pass3, if passed > 0 { 1.0 } else { 0.0 }, "{namespace}");
         assert_eq!(r["suggestion"], samples[0]["suggestion"]);
+        assert_eq!(r["settings"]["samples"], 3);
+        assert_eq!(r["settings"]["sampling"]["seed"], 7);
         // The prompt is the signature with the requirement as its docstring, never the body.
         let prompt = r["prompt"].as_str().expect("prompt");
         assert!(!prompt.contains(r["reference"].as_str().expect("reference").trim()));
@@ -558,6 +560,20 @@ fn a_greedy_run_with_retrieval_prompts_with_the_code_above_and_tests_the_body() 
         assert_eq!(
             r["line"].as_u64(),
             case["body_position"][0].as_u64().map(|l| l - 1)
+        );
+        // The run's settings, on every record.
+        let settings = &r["settings"];
+        assert_eq!(settings["setting"], "local_completion", "{settings}");
+        assert_eq!(settings["n_ctx"], 1024);
+        assert_eq!(settings["backend"], "embedded");
+        assert_eq!(settings["max_new_tokens"], 64);
+        assert!(settings["sampling"].is_null());
+        let sha = settings["model_sha256"]
+            .as_str()
+            .expect("the model's sha256");
+        assert!(
+            sha.len() == 64 && sha.chars().all(|c| c.is_ascii_hexdigit()),
+            "{sha}"
         );
     }
 }
