@@ -12,7 +12,7 @@ use crossfile::bench::run::{RunEvent, RunPlan, run};
 use crossfile::bench::run_settings::{RunAsks, RunSettings};
 use crossfile::bench::shard::Shard;
 use crossfile::bench::tally::Tally;
-use crossfile::bench::{CaseFormat, RunFile, load_cases};
+use crossfile::bench::{CaseFormat, Resumed, RunFile, load_cases};
 use crossfile::complete::{Completer, backend_for, tokenizer_for};
 use crossfile::config::{Options, Settings};
 use crossfile::retrieve::RetrieverSpec;
@@ -98,13 +98,7 @@ pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
     };
     args.exec.refuse_for(format)?;
     let retrievers = RetrieverSpec::parse_list(&args.retriever)?;
-    let options = Options {
-        backend: Some(args.model.backend_options()),
-        model: Some(args.model.model_options()),
-        ..args.index.options()
-    };
-    let settings = Settings::load_with(std::path::Path::new("."), options)?;
-
+    let settings = settings_of(args)?;
     crossfile::bench::outputs::refuse_overwriting_inputs(&args.out, &[&args.cases])?;
     let loaded = load_cases(&args.cases, format, settings.index.workspace.max_file_bytes)?;
     for problem in &loaded.problems {
@@ -122,17 +116,81 @@ pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
             args.out.display()
         );
     }
-    let cases = &loaded.cases[..args.limit.unwrap_or(usize::MAX).min(loaded.cases.len())];
-    let sharded: Vec<_>;
-    let cases = match args.shard {
-        Some(shard) => {
-            sharded = shard.of(cases).into_iter().cloned().collect();
-            tracing::info!("shard {shard}: {} of {} cases", sharded.len(), cases.len());
-            &sharded[..]
-        }
-        None => cases,
+    let cases = selected(&loaded.cases, args);
+    let (mut file, resumed) = open_run(args)?;
+    let completer = completer_of(&settings)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let top_k = args.top_k.unwrap_or(settings.retrieve.top_k);
+    let plan = RunPlan {
+        cases: &cases,
+        retrievers,
+        repos: args.repos.clone(),
+        // The embedded model runs one request at a time: more in flight would only queue (and
+        // charge the queueing to `generate`).
+        jobs: args.jobs.unwrap_or_else(|| default_jobs(&settings)),
+        top_k,
+        max_new_tokens: args.max_new_tokens,
+        index: settings.index.clone(),
+        retrieve: settings.retrieve.clone(),
+        settings: Some(RunSettings::of(
+            &settings,
+            &completer,
+            RunAsks {
+                top_k,
+                max_new_tokens: args.max_new_tokens,
+                ..RunAsks::default()
+            },
+        )?),
     };
-    let (mut file, resumed) = if args.retry_errors {
+    drive(
+        args,
+        &resumed,
+        "replaying",
+        loaded.problems.len(),
+        "indexing included",
+        |on_event| {
+            run(
+                &plan,
+                &completer,
+                &runtime,
+                &mut file,
+                &resumed.done,
+                on_event,
+            )
+            .with_context(|| format!("replaying {}", args.cases.display()))
+        },
+    )
+}
+
+/// The settings a run uses: the configuration with the command line's model, backend and index
+/// flags over it.
+pub(super) fn settings_of(args: &BenchRunArgs) -> anyhow::Result<Settings> {
+    let options = Options {
+        backend: Some(args.model.backend_options()),
+        model: Some(args.model.model_options()),
+        ..args.index.options()
+    };
+    Ok(Settings::load_with(std::path::Path::new("."), options)?)
+}
+
+/// This run's cases: the first `--limit`, then this machine's `--shard`.
+pub(super) fn selected<T: Clone>(cases: &[T], args: &BenchRunArgs) -> Vec<T> {
+    let cases = &cases[..args.limit.unwrap_or(usize::MAX).min(cases.len())];
+    match args.shard {
+        Some(shard) => {
+            let mine: Vec<T> = shard.of(cases).into_iter().cloned().collect();
+            tracing::info!("shard {shard}: {} of {} cases", mine.len(), cases.len());
+            mine
+        }
+        None => cases.to_vec(),
+    }
+}
+
+/// The run file, resumed (its error records dropped with `--retry-errors`).
+pub(super) fn open_run(args: &BenchRunArgs) -> anyhow::Result<(RunFile, Resumed)> {
+    let (file, resumed) = if args.retry_errors {
         let (file, resumed, dropped) = RunFile::open_dropping_errors(&args.out)?;
         tracing::info!(
             "{dropped} error records dropped from {} to run again",
@@ -149,93 +207,76 @@ pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
             resumed.torn_bytes
         );
     }
+    Ok((file, resumed))
+}
 
+/// The completer of `settings`' backend and tokenizer (the default model fetched if need be).
+pub(super) fn completer_of(settings: &Settings) -> anyhow::Result<Completer> {
     let fetch_bar = bytes_bar("downloading the default model");
-    let backend = backend_for(&settings, &fetch_bar)?;
-    let tokenizer = tokenizer_for(&settings, backend.as_ref(), &fetch_bar)?;
-    let completer = Completer::new(&settings, backend, tokenizer);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    let plan = RunPlan {
-        cases,
-        retrievers,
-        repos: args.repos.clone(),
-        // The embedded model runs one request at a time: more in flight would only queue (and
-        // charge the queueing to `generate`).
-        jobs: args.jobs.unwrap_or_else(|| match settings.backend.kind {
-            BackendKind::Embedded => 1,
-            _ => std::thread::available_parallelism().map_or(2, std::num::NonZero::get),
-        }),
-        top_k: args.top_k.unwrap_or(settings.retrieve.top_k),
-        max_new_tokens: args.max_new_tokens,
-        index: settings.index.clone(),
-        retrieve: settings.retrieve.clone(),
-        settings: None,
-    };
-    let plan = RunPlan {
-        settings: Some(RunSettings::of(
-            &settings,
-            &completer,
-            RunAsks {
-                top_k: plan.top_k,
-                max_new_tokens: args.max_new_tokens,
-                ..RunAsks::default()
-            },
-        )?),
-        ..plan
-    };
+    let backend = backend_for(settings, &fetch_bar)?;
+    let tokenizer = tokenizer_for(settings, backend.as_ref(), &fetch_bar)?;
+    Ok(Completer::new(settings, backend, tokenizer))
+}
 
+/// Work in flight at once by default: one for the embedded model (it runs one request at a
+/// time), else the number of cores.
+pub(super) fn default_jobs(settings: &Settings) -> usize {
+    match settings.backend.kind {
+        BackendKind::Embedded => 1,
+        _ => std::thread::available_parallelism().map_or(2, std::num::NonZero::get),
+    }
+}
+
+/// Runs `work` with a progress bar and running totals on stderr, then prints the summary
+/// (`--json` or a table) and fails when any pair ended in an error.
+pub(super) fn drive(
+    args: &BenchRunArgs,
+    resumed: &Resumed,
+    prefix: &str,
+    skipped: usize,
+    included: &str,
+    work: impl FnOnce(&mut dyn FnMut(RunEvent<'_>)) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
     bar.set_style(
         ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len}, eta {eta}  {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
-    bar.set_prefix("replaying");
+    bar.set_prefix(prefix.to_string());
     let mut tally = Tally::default();
     for record in &resumed.records {
         tally.add(record);
     }
     let started = std::time::Instant::now();
     let mut ran = 0usize;
-    run(
-        &plan,
-        &completer,
-        &runtime,
-        &mut file,
-        &resumed.done,
-        &mut |event| match event {
-            RunEvent::Start { pending, .. } => bar.set_length(pending as u64),
-            RunEvent::Record(record) => {
-                ran += 1;
-                tally.add(record);
-                bar.inc(1);
-                bar.set_message(tally.line());
-            }
-        },
-    )
-    .with_context(|| format!("replaying {}", args.cases.display()))?;
+    work(&mut |event| match event {
+        RunEvent::Start { pending, .. } => bar.set_length(pending as u64),
+        RunEvent::Record(record) => {
+            ran += 1;
+            tally.add(record);
+            bar.inc(1);
+            bar.set_message(tally.line());
+        }
+    })?;
     bar.finish_and_clear();
     let seconds = started.elapsed().as_secs_f64();
-
     if args.json {
-        let summary = tally.summary(loaded.problems.len(), resumed.records.len(), ran, seconds);
+        let summary = tally.summary(skipped, resumed.records.len(), ran, seconds);
         super::print_json(&serde_json::to_value(&summary)?)?;
     } else {
         super::print_line(&format!(
-            "{}\n{ran} pairs in {seconds:.1} s ({:.2} pairs/s, indexing included)",
-            tally.table(loaded.problems.len(), resumed.records.len()),
+            "{}\n{ran} pairs in {seconds:.1} s ({:.2} pairs/s, {included})",
+            tally.table(skipped, resumed.records.len()),
             ran as f64 / seconds
         ))?;
     }
     let (errors, pairs) = tally.errors();
-    if errors > 0 {
-        anyhow::bail!(
-            "{errors} of {pairs} pairs ended in an error (recorded in {}, not scored; \
-             `--retry-errors` runs them again)",
-            args.out.display()
-        );
-    }
+    anyhow::ensure!(
+        errors == 0,
+        "{errors} of {pairs} pairs ended in an error (recorded in {}, not scored; \
+         `--retry-errors` runs them again)",
+        args.out.display()
+    );
     Ok(())
 }

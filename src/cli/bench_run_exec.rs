@@ -7,25 +7,22 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::Context;
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crossfile::backend::{BackendKind, Sampling};
+use crossfile::backend::Sampling;
+use crossfile::bench::CaseFormat;
 use crossfile::bench::envs::EnvStore;
 use crossfile::bench::evocodebench::load_exec_cases;
 use crossfile::bench::exec_run::{ExecPlan, run_exec};
 use crossfile::bench::exec_score::ExecContext;
 use crossfile::bench::exec_view::Setting;
-use crossfile::bench::run::RunEvent;
 use crossfile::bench::run_settings::{RunAsks, RunSettings};
-use crossfile::bench::tally::Tally;
-use crossfile::bench::{CaseFormat, RunFile};
-use crossfile::complete::{Completer, backend_for, tokenizer_for};
-use crossfile::config::{Options, Settings};
+use crossfile::config::Settings;
 use crossfile::retrieve::RetrieverSpec;
 
 use super::bench_exec::{HarnessArgs, check_ks};
-use super::bench_run::BenchRunArgs;
-use super::progress::bytes_bar;
+use super::bench_run::{
+    BenchRunArgs, completer_of, default_jobs, drive, open_run, selected, settings_of,
+};
 
 /// `bench run`'s flags for execution-based cases.
 #[derive(Debug, Args)]
@@ -93,12 +90,7 @@ pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
     check_ks(&exec.k)?;
     let sampling = exec.sampling()?;
     let retrievers = RetrieverSpec::parse_list(&args.retriever)?;
-    let options = Options {
-        backend: Some(args.model.backend_options()),
-        model: Some(args.model.model_options()),
-        ..args.index.options()
-    };
-    let settings = Settings::load_with(Path::new("."), options)?;
+    let settings = settings_of(args)?;
     crossfile::bench::outputs::refuse_overwriting_inputs(&args.out, &[&args.cases])?;
     let harness = exec.limits.harness()?;
     // Where `bench setup-env` made them: the configured cache, whatever `--cache-dir` says of
@@ -107,7 +99,6 @@ pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
         &Settings::load(Path::new("."))?.index.cache_dir,
         "evocodebench",
     );
-
     let loaded = load_exec_cases(&args.cases)?;
     for problem in &loaded.problems {
         tracing::warn!("skipped: {problem}");
@@ -119,38 +110,9 @@ pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
         loaded.problems.len(),
         args.out.display()
     );
-    let cases = &loaded.cases[..args.limit.unwrap_or(usize::MAX).min(loaded.cases.len())];
-    let sharded: Vec<_>;
-    let cases = match args.shard {
-        Some(shard) => {
-            sharded = shard.of(cases).into_iter().cloned().collect();
-            tracing::info!("shard {shard}: {} of {} cases", sharded.len(), cases.len());
-            &sharded[..]
-        }
-        None => cases,
-    };
-    let (mut file, resumed) = if args.retry_errors {
-        let (file, resumed, dropped) = RunFile::open_dropping_errors(&args.out)?;
-        tracing::info!(
-            "{dropped} error records dropped from {} to run again",
-            args.out.display()
-        );
-        (file, resumed)
-    } else {
-        RunFile::open(&args.out)?
-    };
-    if resumed.torn_bytes > 0 {
-        tracing::warn!(
-            "{}: cut off a torn last line ({} bytes) left by a killed run",
-            args.out.display(),
-            resumed.torn_bytes
-        );
-    }
-
-    let fetch_bar = bytes_bar("downloading the default model");
-    let backend = backend_for(&settings, &fetch_bar)?;
-    let tokenizer = tokenizer_for(&settings, backend.as_ref(), &fetch_bar)?;
-    let completer = Completer::new(&settings, backend, tokenizer);
+    let cases = selected(&loaded.cases, args);
+    let (mut file, resumed) = open_run(args)?;
+    let completer = completer_of(&settings)?;
     if setting == Setting::LocalInfilling && !completer.template().is_fim() {
         tracing::warn!(
             "local_infilling: the model's template ({}) has no fill-in-the-middle, so the code \
@@ -161,93 +123,55 @@ pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
+    let top_k = args.top_k.unwrap_or(settings.retrieve.top_k);
     let plan = ExecPlan {
-        cases,
+        cases: &cases,
         setting,
         retrievers,
-        top_k: args.top_k.unwrap_or(settings.retrieve.top_k),
+        top_k,
         max_new_tokens: args.max_new_tokens,
         samples: exec.samples,
         sampling,
         ks: exec.k.clone(),
         index: settings.index.clone(),
         retrieve: settings.retrieve.clone(),
-        settings: None,
-    };
-    let plan = ExecPlan {
         settings: Some(RunSettings::of(
             &settings,
             &completer,
             RunAsks {
-                top_k: plan.top_k,
+                top_k,
                 max_new_tokens: args.max_new_tokens,
                 sampling,
                 samples: exec.samples,
                 setting: Some(setting.name().to_string()),
             },
         )?),
-        ..plan
     };
     let cancel = AtomicBool::new(false);
     let tests = ExecContext {
         repos: &args.repos,
         envs: &envs,
         harness: &harness,
-        jobs: args.jobs.unwrap_or_else(|| match settings.backend.kind {
-            BackendKind::Embedded => 1,
-            _ => std::thread::available_parallelism().map_or(2, std::num::NonZero::get),
-        }),
+        jobs: args.jobs.unwrap_or_else(|| default_jobs(&settings)),
         cancel: &cancel,
     };
-
-    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len}, eta {eta}  {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
-    bar.set_prefix(format!("generating and testing ({setting})"));
-    let mut tally = Tally::default();
-    for record in &resumed.records {
-        tally.add(record);
-    }
-    let started = std::time::Instant::now();
-    let mut ran = 0usize;
-    run_exec(
-        &plan,
-        &completer,
-        &runtime,
-        &tests,
-        &mut file,
-        &resumed.done,
-        &mut |event| match event {
-            RunEvent::Start { pending, .. } => bar.set_length(pending as u64),
-            RunEvent::Record(record) => {
-                ran += 1;
-                tally.add(record);
-                bar.inc(1);
-                bar.set_message(tally.line());
-            }
+    drive(
+        args,
+        &resumed,
+        &format!("generating and testing ({setting})"),
+        loaded.problems.len(),
+        "generation and tests",
+        |on_event| {
+            run_exec(
+                &plan,
+                &completer,
+                &runtime,
+                &tests,
+                &mut file,
+                &resumed.done,
+                on_event,
+            )
+            .with_context(|| format!("running {}", args.cases.display()))
         },
     )
-    .with_context(|| format!("running {}", args.cases.display()))?;
-    bar.finish_and_clear();
-    let seconds = started.elapsed().as_secs_f64();
-    if args.json {
-        let summary = tally.summary(loaded.problems.len(), resumed.records.len(), ran, seconds);
-        super::print_json(&serde_json::to_value(&summary)?)?;
-    } else {
-        super::print_line(&format!(
-            "{}\n{ran} pairs in {seconds:.1} s (generation and tests)",
-            tally.table(loaded.problems.len(), resumed.records.len()),
-        ))?;
-    }
-    let (errors, pairs) = tally.errors();
-    anyhow::ensure!(
-        errors == 0,
-        "{errors} of {pairs} pairs ended in an error (recorded in {}, not scored; \
-         `--retry-errors` runs them again)",
-        args.out.display()
-    );
-    Ok(())
 }

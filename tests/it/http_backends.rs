@@ -537,36 +537,27 @@ async fn a_sampled_request_sends_temperature_top_p_and_seed_in_each_apis_fields(
                 .expect("answer")
         }
     };
-    let number = |v: &serde_json::Value| v.as_f64().map(|x| (x * 1e6).round() / 1e6);
+    // The three fields, wherever the API nests them (rounded: f32 sent as JSON numbers).
+    let fields = |at: &serde_json::Value| {
+        let number = |v: &serde_json::Value| v.as_f64().map(|x| (x * 1e6).round() / 1e6);
+        (
+            number(&at["temperature"]),
+            number(&at["top_p"]),
+            at["seed"].clone(),
+        )
+    };
+    let want = (Some(0.4), Some(0.95), json!(1234));
 
     let stub = Stub::start(vec![Reply::json(COMPLETION)]).await;
     generate(Box::new(openai(&format!("{}/v1", stub.url), 5_000, 0))).await;
-    let body = sent(&stub);
-    assert_eq!(
-        (
-            number(&body["temperature"]),
-            number(&body["top_p"]),
-            &body["seed"]
-        ),
-        (Some(0.4), Some(0.95), &json!(1234)),
-        "{body}"
-    );
+    assert_eq!(fields(&sent(&stub)), want, "openai");
 
     let stub = Stub::start(vec![Reply::json(r#"{"response": "x", "done": true}"#)]).await;
     generate(Box::new(
         OllamaBackend::new(&settings(BackendKind::Ollama, &stub.url, 5_000, 0)).expect("settings"),
     ))
     .await;
-    let options = &sent(&stub)["options"];
-    assert_eq!(
-        (
-            number(&options["temperature"]),
-            number(&options["top_p"]),
-            &options["seed"]
-        ),
-        (Some(0.4), Some(0.95), &json!(1234)),
-        "{options}"
-    );
+    assert_eq!(fields(&sent(&stub)["options"]), want, "ollama");
 
     let stub = Stub::start(vec![Reply::json(r#"{"generated_text": "x"}"#)]).await;
     generate(Box::new(
@@ -575,15 +566,7 @@ async fn a_sampled_request_sends_temperature_top_p_and_seed_in_each_apis_fields(
     .await;
     let parameters = &sent(&stub)["parameters"];
     assert_eq!(parameters["do_sample"], json!(true), "{parameters}");
-    assert_eq!(
-        (
-            number(&parameters["temperature"]),
-            number(&parameters["top_p"]),
-            &parameters["seed"]
-        ),
-        (Some(0.4), Some(0.95), &json!(1234)),
-        "{parameters}"
-    );
+    assert_eq!(fields(parameters), want, "tgi");
 
     let stub = Stub::start(vec![Reply::json(r#"{"content": "x"}"#)]).await;
     generate(Box::new(
@@ -591,14 +574,5 @@ async fn a_sampled_request_sends_temperature_top_p_and_seed_in_each_apis_fields(
             .expect("settings"),
     ))
     .await;
-    let body = sent(&stub);
-    assert_eq!(
-        (
-            number(&body["temperature"]),
-            number(&body["top_p"]),
-            &body["seed"]
-        ),
-        (Some(0.4), Some(0.95), &json!(1234)),
-        "{body}"
-    );
+    assert_eq!(fields(&sent(&stub)), want, "llamacpp");
 }
