@@ -24,15 +24,15 @@ use super::exec_recall::best_of_first;
 use super::exec_score::{ExecContext, run_samples};
 use super::exec_view::{Setting, exec_view, lm_body};
 use super::record::{ExecSample, RUN_FORMAT, RunError, RunRecord};
-use super::run::{RunEvent, complete_error, with_completion};
+use super::run::{RunEvent, complete_error, named_retrievers, repository_index, with_completion};
 use super::run_settings::RunSettings;
 use super::run_writer::RunFile;
 use crate::backend::Sampling;
 use crate::complete::{Completer, Completion};
-use crate::index::{Index, IndexSettings, Progress, Snapshot};
+use crate::index::{Index, IndexSettings, Snapshot};
 use crate::metrics::pass_at_k;
 use crate::postprocess::Unit;
-use crate::retrieve::{self, Query, RetrieveSettings, Retriever, RetrieverSpec};
+use crate::retrieve::{Query, RetrieveSettings, Retriever, RetrieverSpec};
 
 /// Tokens generated for a body when no limit is given: the benchmark's own (`LM_inference.py`).
 pub const EXEC_MAX_NEW_TOKENS: u32 = 500;
@@ -68,11 +68,7 @@ pub fn run_exec(
     done: &HashSet<(String, String)>,
     on_event: &mut dyn FnMut(RunEvent<'_>),
 ) -> Result<(), BenchError> {
-    let retrievers: Vec<(String, Arc<dyn Retriever>)> = plan
-        .retrievers
-        .iter()
-        .map(|spec| retrieve::build(spec, &plan.retrieve).map(|r| (spec.to_string(), Arc::from(r))))
-        .collect::<Result<_, _>>()?;
+    let retrievers = named_retrievers(&plan.retrievers, &plan.retrieve)?;
     let mut pending: BTreeMap<&str, Vec<(&ExecCase, Vec<usize>)>> = BTreeMap::new();
     let mut count = 0;
     for case in plan.cases {
@@ -96,16 +92,7 @@ pub fn run_exec(
     let completer = exact(completer, plan.max_new_tokens);
     for (repository, cases) in pending {
         let root = tests.repos.join(repository);
-        let index = if root.is_dir() {
-            Index::open_or_build(&root, &index_settings, &Progress::none())
-                .map(|(index, _)| index)
-                .map_err(|e| e.to_string())
-        } else {
-            Err(format!(
-                "the repository folder {} does not exist (is --repos right?)",
-                root.display()
-            ))
-        };
+        let index = repository_index(&root, &index_settings);
         for (case, todo) in cases {
             let laid_out = index.as_ref().map_err(Clone::clone).and_then(|index| {
                 lay_out(case, tests.repos, plan, index).map_err(|e| e.to_string())

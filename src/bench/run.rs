@@ -13,7 +13,7 @@
 //! and the run goes on.
 
 use std::collections::{BTreeMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::Instant;
@@ -70,11 +70,7 @@ pub fn run(
     done: &HashSet<(String, String)>,
     on_event: &mut dyn FnMut(RunEvent<'_>),
 ) -> Result<(), BenchError> {
-    let retrievers: Vec<(String, Arc<dyn Retriever>)> = plan
-        .retrievers
-        .iter()
-        .map(|spec| retrieve::build(spec, &plan.retrieve).map(|r| (spec.to_string(), Arc::from(r))))
-        .collect::<Result<_, _>>()?;
+    let retrievers = named_retrievers(&plan.retrievers, &plan.retrieve)?;
     let pending: Vec<(usize, Vec<usize>)> = plan
         .cases
         .iter()
@@ -114,16 +110,7 @@ pub fn run(
     for (repository, cases) in by_repository {
         let root = plan.repos.join(repository);
         // A repository that cannot be indexed fails its own cases, not the run.
-        let index = if root.is_dir() {
-            Index::open_or_build(&root, &index_settings, &Progress::none())
-                .map(|(index, _)| index)
-                .map_err(|e| e.to_string())
-        } else {
-            Err(format!(
-                "the repository folder {} does not exist",
-                root.display()
-            ))
-        };
+        let index = repository_index(&root, &index_settings);
         for (c, todo) in cases {
             let case = &plan.cases[c];
             let laid_out = index
@@ -187,6 +174,35 @@ pub fn run(
         pool.receive()?;
     }
     Ok(())
+}
+
+/// A retriever and its spec string (a record's `retriever`).
+pub(super) type Named = (String, Arc<dyn Retriever>);
+
+/// Each spec's retriever, named by its spec string.
+pub(super) fn named_retrievers(
+    specs: &[RetrieverSpec],
+    settings: &RetrieveSettings,
+) -> Result<Vec<Named>, BenchError> {
+    specs
+        .iter()
+        .map(|spec| retrieve::build(spec, settings).map(|r| (spec.to_string(), Arc::from(r))))
+        .collect::<Result<_, _>>()
+        .map_err(Into::into)
+}
+
+/// The bench index of the repository at `root` (`settings.cache_dir` the bench one), or why
+/// there is none: its cases fail with that message, the run goes on.
+pub(super) fn repository_index(root: &Path, settings: &IndexSettings) -> Result<Index, String> {
+    if !root.is_dir() {
+        return Err(format!(
+            "the repository folder {} does not exist (is --repos right?)",
+            root.display()
+        ));
+    }
+    Index::open_or_build(root, settings, &Progress::none())
+        .map(|(index, _)| index)
+        .map_err(|e| e.to_string())
 }
 
 /// Completions in flight and the writer of finished ones.

@@ -160,19 +160,7 @@ mod tests {
     use super::*;
 
     fn settings() -> RunSettings {
-        RunSettings {
-            backend: "embedded".into(),
-            model: "smollm2.gguf".into(),
-            model_sha256: Some("ab".into()),
-            n_ctx: 2048,
-            template: "plain".into(),
-            top_k: 10,
-            max_new_tokens: None,
-            retrieval: serde_json::json!({"query_lines": 10}),
-            sampling: None,
-            samples: 1,
-            setting: None,
-        }
+        crate::bench::testdata::run_settings(2048)
     }
 
     #[test]

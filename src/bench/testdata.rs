@@ -72,3 +72,20 @@ pub fn errored(case_id: &str, retriever: &str) -> RunRecord {
         ..record(case_id, retriever, 0.0)
     }
 }
+
+/// Run settings for tests: the embedded backend with `n_ctx`, greedy, one sample.
+pub fn run_settings(n_ctx: u32) -> super::run_settings::RunSettings {
+    super::run_settings::RunSettings {
+        backend: "embedded".into(),
+        model: "m.gguf".into(),
+        model_sha256: Some("ab".into()),
+        n_ctx,
+        template: "plain".into(),
+        top_k: 10,
+        max_new_tokens: None,
+        retrieval: serde_json::json!({"query_lines": 10}),
+        sampling: None,
+        samples: 1,
+        setting: None,
+    }
+}

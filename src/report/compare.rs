@@ -397,19 +397,7 @@ mod tests {
     fn runs_made_with_other_settings_say_how() {
         let with = |n_ctx: u32| {
             let mut r = record("a", "bm25", 1.0);
-            r.settings = Some(crate::bench::run_settings::RunSettings {
-                backend: "embedded".into(),
-                model: "m.gguf".into(),
-                model_sha256: None,
-                n_ctx,
-                template: "plain".into(),
-                top_k: 10,
-                max_new_tokens: None,
-                retrieval: serde_json::json!({}),
-                sampling: None,
-                samples: 1,
-                setting: None,
-            });
+            r.settings = Some(crate::bench::testdata::run_settings(n_ctx));
             r
         };
         let same = compare_runs(

@@ -188,19 +188,7 @@ mod tests {
         // Shards made with another n_ctx are refused, naming it.
         let with = |case: &str, n_ctx: u32| {
             let mut r = record(case, "bm25", 1.0);
-            r.settings = Some(crate::bench::run_settings::RunSettings {
-                backend: "embedded".into(),
-                model: "m.gguf".into(),
-                model_sha256: Some("ab".into()),
-                n_ctx,
-                template: "plain".into(),
-                top_k: 10,
-                max_new_tokens: None,
-                retrieval: serde_json::json!({}),
-                sampling: None,
-                samples: 1,
-                setting: None,
-            });
+            r.settings = Some(crate::bench::testdata::run_settings(n_ctx));
             r
         };
         let x = write(dir.path(), "x.jsonl", &[with("c1", 2048)]);
