@@ -3,7 +3,7 @@
 //! wrapped so that a test reads as its steps (a broken session fails the test where it broke).
 
 use std::ops::{Deref, DerefMut};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -15,7 +15,7 @@ pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// A language client over the server's stdin and stdout; the library client's own methods
 /// (`notifications`, `responses`, `pid`, `send_raw`, …) through `Deref`.
-pub struct Client(LspClient);
+pub struct Client(LspClient, PathBuf);
 
 impl Deref for Client {
     type Target = LspClient;
@@ -53,14 +53,19 @@ impl Client {
     pub fn start_with(cache: &Path, extra: &str) -> Client {
         let config = user_config(extra);
         std::fs::write(cache.join("user.toml"), config).expect("write the user config");
+        let log = cache.join("server.log");
+        let stderr = std::fs::File::create(&log).expect("create the server log");
         let mut command = Command::new(env!("CARGO_BIN_EXE_crossfile"));
         command
-            .args(["serve", "--log-level", "info"])
+            .args(["serve", "--log-level", "debug"])
             .env("CROSSFILE_CACHE_DIR", cache)
             .env("CROSSFILE_CONFIG", cache.join("user.toml"))
             .env_remove("CROSSFILE_LOG")
-            .stderr(Stdio::null());
-        Client(LspClient::spawn(command).expect("start crossfile serve"))
+            .stderr(Stdio::from(stderr));
+        Client(
+            LspClient::spawn(command).expect("start crossfile serve"),
+            log,
+        )
     }
 
     /// Writes `bytes` as they are: a frame of the test's own making, well formed or not.
@@ -76,8 +81,19 @@ impl Client {
     /// Sends a request and waits for its response, answering the server's own requests.
     pub fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.start_request(method, params);
-        self.response(id)
-            .unwrap_or_else(|| panic!("no answer to {method}"))
+        self.response(id).unwrap_or_else(|| {
+            panic!(
+                "no answer to {method}; the server's log ends:\n{}",
+                self.log_tail()
+            )
+        })
+    }
+
+    /// The last lines of the server's log (its stderr), to show why an answer did not come.
+    pub fn log_tail(&self) -> String {
+        let log = std::fs::read_to_string(&self.1).unwrap_or_default();
+        let lines: Vec<&str> = log.lines().collect();
+        lines[lines.len().saturating_sub(40)..].join("\n")
     }
 
     /// Sends a request without waiting; returns its id.
@@ -138,8 +154,12 @@ impl Client {
         if let Some(end) = self.notifications.iter().find(|m| is_end(m)) {
             return end.clone();
         }
-        self.wait_until(ANSWER_TIMEOUT, is_end)
-            .expect("a $/progress end")
+        self.wait_until(ANSWER_TIMEOUT, is_end).unwrap_or_else(|| {
+            panic!(
+                "no $/progress end; the server's log ends:\n{}",
+                self.log_tail()
+            )
+        })
     }
 
     /// The server's resident memory now (`VmRSS`, kB).
@@ -226,11 +246,13 @@ impl Client {
     }
 }
 
-/// A user config naming the default model from the user's cache, two threads, and `extra`.
+/// A user config naming the default model from the user's cache, one thread, and `extra`: two
+/// tests run at once on two cores, and a server of two threads beside another would spin in
+/// llama.cpp's barriers waiting for a core.
 pub fn user_config(extra: &str) -> String {
     let model = crate::tokenizer::default_model();
     format!(
-        "[model]\npath = {:?}\nthreads = 2\n{extra}",
+        "[model]\npath = {:?}\nthreads = 1\n{extra}",
         model.display().to_string()
     )
 }
