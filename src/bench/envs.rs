@@ -51,6 +51,11 @@ impl EnvStore {
         }
     }
 
+    /// The environments in `root` (a folder `bench setup-env` filled).
+    pub fn at(root: PathBuf) -> EnvStore {
+        EnvStore { root }
+    }
+
     pub fn root(&self) -> &Path {
         &self.root
     }

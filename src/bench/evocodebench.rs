@@ -124,6 +124,26 @@ pub struct LoadedExecCases {
 /// The deepest body indentation a record may give (a deeper one is a broken record, not code).
 const MAX_INDENT: usize = 256;
 
+/// Whether `path`'s first record is an EvoCodeBench one (it has `namespace` and
+/// `completion_path`); an unreadable file is an error.
+pub fn is_exec_cases_file(path: &Path) -> Result<bool, BenchError> {
+    use std::io::BufRead;
+    let read = |error| BenchError::Read {
+        path: path.into(),
+        error,
+    };
+    let file = std::fs::File::open(path).map_err(read)?;
+    for line in std::io::BufReader::new(file).lines() {
+        let line = line.map_err(read)?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+        return Ok(record.get("namespace").is_some() && record.get("completion_path").is_some());
+    }
+    Ok(false)
+}
+
 /// Loads every record of `path`; only an unreadable file is an error.
 pub fn load_exec_cases(path: &Path) -> Result<LoadedExecCases, BenchError> {
     let loaded = load_records(

@@ -1,7 +1,7 @@
 //! The runner of `bench run --format evocodebench`: every (case, retriever) pair not yet in the
 //! run file is laid out for the setting ([`super::exec_view`]) in its repository's bench index,
 //! its samples are generated (greedy, or sampled with a seed of their own: [`Sampling::for_sample`]),
-//! each output cut to the body as the benchmark cuts it ([`lm_body`]), and each body is tested in a fresh copy of the repository through the harness
+//! each output cut to the body as the benchmark cuts it ([`body_of`]), and each body is tested in a fresh copy of the repository through the harness
 //! ([`super::exec_score::run_samples`]); the pair is appended to the run file with every
 //! sample's body and outcome, and the case's Pass@k and Recall@k as its metrics (so reports,
 //! comparisons and merges read it as any other run).
@@ -22,7 +22,7 @@ use super::BenchError;
 use super::evocodebench::ExecCase;
 use super::exec_recall::best_of_first;
 use super::exec_score::{ExecContext, run_samples};
-use super::exec_view::{Setting, exec_view, lm_body};
+use super::exec_view::{Setting, body_of, exec_view};
 use super::record::{ExecSample, RUN_FORMAT, RunError, RunRecord};
 use super::run::{RunEvent, complete_error, named_retrievers, repository_index, with_completion};
 use super::run_settings::RunSettings;
@@ -89,13 +89,15 @@ pub fn run_exec(
     });
     let mut index_settings = plan.index.clone();
     index_settings.cache_dir = plan.index.cache_dir.join("bench");
-    let completer = exact(completer, plan.max_new_tokens);
+    let completer = exec_completer(completer, plan.max_new_tokens);
     for (repository, cases) in pending {
         let root = tests.repos.join(repository);
         let index = repository_index(&root, &index_settings);
         for (case, todo) in cases {
             let laid_out = index.as_ref().map_err(Clone::clone).and_then(|index| {
-                lay_out(case, tests.repos, plan, index).map_err(|e| e.to_string())
+                let max_file_bytes = plan.index.workspace.max_file_bytes;
+                lay_out_exec(case, tests.repos, plan.setting, max_file_bytes, index)
+                    .map_err(|e| e.to_string())
             });
             let (snapshot, query) = match laid_out {
                 Ok(laid_out) => laid_out,
@@ -140,9 +142,9 @@ fn append(
 }
 
 /// The completer for a body: the model's raw output (cut to the body as the benchmark cuts it,
-/// [`lm_body`]), exact (no reused KV cache, no time budget, the benchmark's layout), at most
-/// `max_new_tokens` tokens.
-fn exact(base: &Completer, max_new_tokens: Option<u32>) -> Completer {
+/// [`body_of`]), exact (no reused KV cache, no time budget, the benchmark's layout), at most
+/// `max_new_tokens` tokens ([`EXEC_MAX_NEW_TOKENS`] when `None`).
+pub fn exec_completer(base: &Completer, max_new_tokens: Option<u32>) -> Completer {
     base.clone()
         .with_unit(Unit::Raw)
         .with_kv_reuse(false)
@@ -152,20 +154,16 @@ fn exact(base: &Completer, max_new_tokens: Option<u32>) -> Completer {
         .with_max_new_tokens(max_new_tokens.unwrap_or(EXEC_MAX_NEW_TOKENS))
 }
 
-/// The case's file goes into `index` as the setting shows it, the snapshot is taken, and the
-/// file is read back from disk (also on an error).
-fn lay_out(
+/// The case's file goes into `index` as `setting` shows it, the snapshot is taken, and the
+/// file is read back from disk (also on an error): what a completion of the case works from.
+pub fn lay_out_exec(
     case: &ExecCase,
     repos: &Path,
-    plan: &ExecPlan<'_>,
+    setting: Setting,
+    max_file_bytes: u64,
     index: &Index,
 ) -> Result<(Arc<Snapshot>, Query), BenchError> {
-    let view = exec_view(
-        case,
-        repos,
-        plan.setting,
-        plan.index.workspace.max_file_bytes,
-    )?;
+    let view = exec_view(case, repos, setting, max_file_bytes)?;
     let laid = index.update_text(&view.path, &view.indexed);
     let snapshot = index.snapshot();
     index.update_files(&[&view.path])?;
@@ -215,11 +213,9 @@ impl Pair<'_> {
                 }
             }
         }
-        // The output starts after the cursor's indentation, which is part of the body.
-        let indentation = self.query.left.rsplit('\n').next().unwrap_or_default();
         let owned: Vec<String> = completions
             .iter()
-            .map(|c| lm_body(&format!("{indentation}{}", c.raw_suggestion)))
+            .map(|c| body_of(&self.query.left, &c.raw_suggestion))
             .collect();
         let bodies: Vec<&str> = owned.iter().map(String::as_str).collect();
         let tested = run_samples(tests, &[(self.case, bodies)], &|_, _| {});

@@ -135,7 +135,7 @@ pub fn run_samples(
             scope.spawn(|| {
                 while let Some(&(case, sample)) = work.get(next.fetch_add(1, Ordering::Relaxed)) {
                     let (exec_case, bodies) = &samples[case];
-                    let outcome = test_one(context, exec_case, bodies[sample]);
+                    let outcome = test_body(context, exec_case, bodies[sample], &|_, _| {});
                     if let Ok(mut results) = results.lock() {
                         results.insert((case, sample), outcome);
                     }
@@ -178,8 +178,14 @@ fn dependency_kinds(case: &ExecCase) -> Vec<String> {
     }
 }
 
-/// One sample's tests.
-fn test_one(context: &ExecContext, case: &ExecCase, body: &str) -> Outcome {
+/// One body's tests, in a fresh copy of the case's repository with the body spliced in;
+/// `on_test` is called with each test's number (from 0) and id as it starts.
+pub fn test_body(
+    context: &ExecContext,
+    case: &ExecCase,
+    body: &str,
+    on_test: &dyn Fn(usize, &str),
+) -> Outcome {
     let env = match context.envs.env_for(&case.repository) {
         Ok(env) => env,
         Err(message) => return Outcome::error(message),
@@ -192,7 +198,7 @@ fn test_one(context: &ExecContext, case: &ExecCase, body: &str) -> Outcome {
             context.repos.display()
         ));
     }
-    context.harness.run(
+    context.harness.run_observed(
         &Trial {
             repository: &repository,
             file: &case.path,
@@ -203,6 +209,7 @@ fn test_one(context: &ExecContext, case: &ExecCase, body: &str) -> Outcome {
             env: &env,
         },
         context.cancel,
+        on_test,
     )
 }
 

@@ -11,6 +11,7 @@ use std::path::Path;
 
 use super::BenchError;
 use super::evocodebench::{ExecCase, Requirement};
+use super::view::CaseView;
 use crate::Position;
 use crate::lang::Language;
 use crate::retrieve::Query;
@@ -70,6 +71,10 @@ pub struct ExecView {
     /// The prompt's left and right contexts, the cursor (its line as in `indexed`), the search
     /// text (the signature and the requirement) and the reference body (for the oracle).
     pub query: Query,
+    /// The file as an editor replays the case, whatever the setting: the code above, the
+    /// signature, the requirement's docstring and the body's indentation before the cursor; a
+    /// line break and the code below after it (the body removed).
+    pub buffer: CaseView,
 }
 
 /// Lays `case` out from its file under `repos` for `setting`; the file is read as text (CRLF
@@ -127,14 +132,22 @@ pub fn exec_view(
     let indexed = format!("{shown_left}{right}");
     let line = u32::try_from(shown_left.matches('\n').count()).unwrap_or(u32::MAX);
     let reference = lines[case.body.0 - 1..body_last].concat();
+    let cursor = Position {
+        line,
+        col: u32::try_from(case.indent).unwrap_or(u32::MAX),
+    };
+    let buffer = CaseView {
+        root,
+        path: path.clone(),
+        left: format!("{shown_left}{pad}"),
+        right: format!("\n{below}"),
+        cursor,
+    };
     Ok(ExecView {
         query: Query {
             path: path.clone(),
             language: Some(Language::Python),
-            cursor: Position {
-                line,
-                col: u32::try_from(case.indent).unwrap_or(u32::MAX),
-            },
+            cursor,
             left,
             right,
             reference: Some(reference),
@@ -143,6 +156,7 @@ pub fn exec_view(
         },
         path,
         indexed,
+        buffer,
     })
 }
 
@@ -192,6 +206,31 @@ pub fn lm_body(output: &str) -> String {
         }
     }
     kept.join("\n")
+}
+
+/// The body a model's `raw` output at a cursor after `left` gives, as the benchmark cuts it: the
+/// cursor's indentation (part of the body's first line) and the output, through [`lm_body`].
+pub fn body_of(left: &str, raw: &str) -> String {
+    let indentation = left.rsplit('\n').next().unwrap_or_default();
+    lm_body(&format!("{indentation}{raw}"))
+}
+
+/// What an editor shows at the cursor for `raw`: [`body_of`] without the indentation the
+/// cursor is already after.
+pub fn body_at_cursor(left: &str, raw: &str) -> String {
+    let indentation = left.rsplit('\n').next().unwrap_or_default();
+    let body = body_of(left, raw);
+    match body.strip_prefix(indentation) {
+        Some(rest) => rest.to_string(),
+        None => body,
+    }
+}
+
+/// The body an editor's buffer holds when `typed` is what it has at the cursor (after the
+/// indentation `left` ends with): what the harness splices in.
+pub fn body_typed(left: &str, typed: &str) -> String {
+    let indentation = left.rsplit('\n').next().unwrap_or_default();
+    format!("{indentation}{typed}")
 }
 
 /// The class a method's namespace names (its second-last part).
@@ -307,6 +346,35 @@ mod tests {
         // A first line at column 0 makes everything the body (as the benchmark's cut does).
         assert_eq!(lm_body("def f():\n    pass"), "def f():\n    pass");
         assert_eq!(lm_body(""), "");
+    }
+
+    #[test]
+    fn the_editor_shows_the_body_after_the_cursor_and_tests_it_whole() {
+        let left = "class A:\n    def f(self):\n        \"\"\"Doc.\"\"\"\n        ";
+        let raw = "x = 1\n        return x\n\n    def g(self):\n        pass\n";
+        // The blank line before the next method is kept, as the benchmark keeps it.
+        assert_eq!(body_of(left, raw), "        x = 1\n        return x\n");
+        // Shown after the indentation the cursor is at; typed back there it is the same body.
+        let shown = body_at_cursor(left, raw);
+        assert_eq!(shown, "x = 1\n        return x\n");
+        assert_eq!(body_typed(left, &shown), body_of(left, raw));
+        // A blank answer is an empty body.
+        assert_eq!(body_at_cursor(left, "\n\n"), "");
+    }
+
+    #[test]
+    fn the_buffer_is_the_file_with_the_requirement_for_the_body_whatever_the_setting() {
+        let below = "\n    def size(self):\n        return len(self.data)\n";
+        for setting in Setting::ALL {
+            let buffer = view(setting, "method").buffer;
+            assert_eq!(
+                buffer.left,
+                format!("import os\n\n\nclass Store:\n{INPUT}        ")
+            );
+            assert_eq!(buffer.right, format!("\n{below}"));
+            assert_eq!((buffer.cursor.line, buffer.cursor.col), (12, 8));
+            assert!(!buffer.text().contains("self.data.get(key)"));
+        }
     }
 
     #[test]

@@ -33,6 +33,6 @@ pub use case::{Case, CaseFormat, CaseProblem, LoadedCases, Target, load_cases};
 pub use error::BenchError;
 pub use predictions::{LoadedPredictions, Prediction, load_predictions};
 pub use run_writer::{Resumed, RunFile};
-pub use sandbox::{InPlaceLock, Placed, Sandbox};
+pub use sandbox::{InPlaceLock, Placeable, Placed, Sandbox};
 pub use score::{ScoreTable, score, score_predictions};
 pub use view::CaseView;

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use super::BenchError;
 use super::case::Case;
+use super::evocodebench::ExecCase;
 use super::view::CaseView;
 use crate::lock::FileLock;
 use crate::workspace;
@@ -36,6 +37,33 @@ pub struct InPlaceLock {
 impl InPlaceLock {
     /// The repository it was taken for.
     pub fn repository(&self) -> &Path {
+        &self.repository
+    }
+}
+
+/// What placing a case needs of it besides its view: its id (for errors) and its repository's
+/// folder name (for the copy's).
+pub trait Placeable {
+    fn id(&self) -> &str;
+    fn repository(&self) -> &str;
+}
+
+impl Placeable for Case {
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn repository(&self) -> &str {
+        &self.repository
+    }
+}
+
+impl Placeable for ExecCase {
+    fn id(&self) -> &str {
+        &self.namespace
+    }
+
+    fn repository(&self) -> &str {
         &self.repository
     }
 }
@@ -61,13 +89,13 @@ impl Sandbox {
     }
 
     /// Places `case`, laid out as `view` (from `repos`), in the copy of its repository.
-    pub fn place(&self, case: &Case, view: &CaseView) -> Result<Placed, BenchError> {
-        let copy = self.dir.join(&case.repository);
-        let marker = self.dir.join(format!("{}.replayed", case.repository));
+    pub fn place(&self, case: &impl Placeable, view: &CaseView) -> Result<Placed, BenchError> {
+        let copy = self.dir.join(case.repository());
+        let marker = self.dir.join(format!("{}.replayed", case.repository()));
         if copy.is_dir() {
             self.put_back(&view.root, &copy, &marker)?;
         } else {
-            let partial = self.dir.join(format!("{}.partial", case.repository));
+            let partial = self.dir.join(format!("{}.partial", case.repository()));
             if partial.exists() {
                 fs::remove_dir_all(&partial).map_err(|error| write_error(&partial, error))?;
             }
@@ -76,7 +104,7 @@ impl Sandbox {
         }
         let (file, _) = workspace::resolve_in_root(&copy, Path::new(&view.path)).map_err(|e| {
             BenchError::Case {
-                id: case.id.clone(),
+                id: case.id().to_string(),
                 message: e.to_string(),
             }
         })?;
@@ -111,13 +139,13 @@ impl Sandbox {
     /// file's bytes and a journal naming them. Any earlier in-place case is restored first.
     pub fn place_in_place(
         &self,
-        case: &Case,
+        case: &impl Placeable,
         view: &CaseView,
         lock: &InPlaceLock,
     ) -> Result<Placed, BenchError> {
         if lock.repository != view.root {
             return Err(BenchError::Case {
-                id: case.id.clone(),
+                id: case.id().to_string(),
                 message: format!(
                     "the in-place lock is for {}, not {}",
                     lock.repository.display(),
@@ -131,7 +159,7 @@ impl Sandbox {
         let (file, _) =
             workspace::resolve_in_root(&view.root, Path::new(&view.path)).map_err(|e| {
                 BenchError::Case {
-                    id: case.id.clone(),
+                    id: case.id().to_string(),
                     message: e.to_string(),
                 }
             })?;
@@ -156,7 +184,7 @@ impl Sandbox {
     /// for this one). Returns where the case is and the lock now held.
     pub fn replay(
         &self,
-        case: &Case,
+        case: &impl Placeable,
         view: &CaseView,
         in_place: bool,
         held: Option<InPlaceLock>,

@@ -130,6 +130,16 @@ impl Harness {
     /// Copies the repository, splices the completion in and runs the tests; `cancel` stops
     /// the running test (its outcome is then an error: nothing was decided).
     pub fn run(&self, trial: &Trial, cancel: &AtomicBool) -> Outcome {
+        self.run_observed(trial, cancel, &|_, _| {})
+    }
+
+    /// [`Harness::run`], calling `on_test` with each test's number (from 0) and id as it starts.
+    pub fn run_observed(
+        &self,
+        trial: &Trial,
+        cancel: &AtomicBool,
+        on_test: &dyn Fn(usize, &str),
+    ) -> Outcome {
         let started = Instant::now();
         if trial.completion == splice::PASS_ONLY {
             let mut outcome = Outcome::of_tests(Vec::new(), 0.0);
@@ -151,7 +161,7 @@ impl Harness {
             Err(e) => return Outcome::error(format!("cannot make a temporary folder: {e}")),
         };
         let outcome = match self.prepare(trial, work.path()) {
-            Ok(root) => self.run_tests(trial, &root, work.path(), cancel, started),
+            Ok(root) => self.run_tests(trial, &root, work.path(), cancel, on_test, started),
             Err(message) => Outcome::error(message),
         };
         if let Err(e) = work.close() {
@@ -195,13 +205,15 @@ impl Harness {
         root: &Path,
         work: &Path,
         cancel: &AtomicBool,
+        on_test: &dyn Fn(usize, &str),
         started: Instant,
     ) -> Outcome {
         let env = test_env(root, trial.env);
         let output = work.join("output.txt");
         let read_only = [trial.env.prefix.clone()];
         let mut runs = Vec::new();
-        for id in trial.tests {
+        for (number, id) in trial.tests.iter().enumerate() {
+            on_test(number, id);
             let args: Vec<String> = ["-m", "pytest", "-q", "-p", "no:cacheprovider", id]
                 .iter()
                 .map(|a| a.to_string())

@@ -16,8 +16,10 @@ use tower_lsp::lsp_types::{Position, Url};
 use super::completed::Done;
 use super::convert::cursor_in;
 use super::error::ServeError;
-use super::replayed::ReplayedCase;
+use super::replayed::{Replayable, ReplayedCase};
 use super::state::{Engine, Folder, State};
+use crate::bench::exec_run::exec_completer;
+use crate::bench::exec_view::body_at_cursor;
 use crate::bench::replay::completer_for;
 use crate::config::Settings;
 use crate::index::Snapshot;
@@ -65,8 +67,8 @@ pub async fn prepare(
         return Ok(Cursor {
             folder,
             settings,
-            snapshot: case.laid_out.snapshot.clone(),
-            query: case.laid_out.query.clone(),
+            snapshot: case.snapshot.clone(),
+            query: case.query.clone(),
             case: Some(case),
         });
     }
@@ -139,7 +141,10 @@ async fn run(
         completer = completer.with_steady_prompts(false);
     }
     if let Some(case) = &cursor.case {
-        completer = completer_for(&completer, &case.case, None);
+        completer = match &case.case {
+            Replayable::Text(case) => completer_for(&completer, case, None),
+            Replayable::Exec(exec) => exec_completer(&completer, exec.max_new_tokens),
+        };
     }
     let outcome = completer
         .complete(
@@ -151,11 +156,19 @@ async fn run(
         )
         .await;
     match outcome {
-        Ok(completion) => Ok(Done::new(
-            completion,
-            spec,
-            started.elapsed().as_secs_f64() * 1e3,
-        )),
+        Ok(mut completion) => {
+            if let Some(Replayable::Exec(_)) = cursor.case.as_ref().map(|c| &c.case) {
+                // The body, as the benchmark cuts the model's output; after the indentation
+                // the cursor is at.
+                completion.suggestion =
+                    body_at_cursor(&cursor.query.left, &completion.raw_suggestion);
+            }
+            Ok(Done::new(
+                completion,
+                spec,
+                started.elapsed().as_secs_f64() * 1e3,
+            ))
+        }
         Err(_) if cancel.is_cancelled() => Err(ServeError::Cancelled),
         Err(e) => Err(e.into()),
     }

@@ -1,6 +1,7 @@
 //! Reading a cases file for the editor: `crossfile.listCases` (the cases, for a picker) and the
 //! loading `crossfile.replayCase` shares. A bad record is skipped and shown to the user with its
-//! file, line and field, as `bench run` reports it.
+//! file, line and field, as `bench run` reports it. CrossCodeEval, RepoEval and EvoCodeBench
+//! files are read, each told from its first record when the format is not given.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -10,45 +11,102 @@ use serde_json::{Value, json};
 use tower_lsp::lsp_types::MessageType;
 
 use super::error::ServeError;
+use super::replayed::{Cases, ExecCases};
 use super::state::State;
-use crate::bench::{Case, CaseFormat, CaseProblem, load_cases};
+use crate::bench::envs::EnvStore;
+use crate::bench::evocodebench::{is_exec_cases_file, load_exec_cases};
+use crate::bench::exec_view::Setting;
+use crate::bench::{CaseFormat, CaseProblem, load_cases};
 
 /// `crossfile.listCases`'s arguments.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ListArgs {
-    /// The cases file (CrossCodeEval or RepoEval jsonl).
+    /// The cases file (CrossCodeEval, RepoEval or EvoCodeBench jsonl).
     pub cases: PathBuf,
-    /// `cceval` or `repoeval`; told from the first record when absent.
+    /// `cceval`, `repoeval` or `evocodebench`; told from the first record when absent.
     pub format: Option<String>,
 }
 
 /// The usable cases of a file.
 pub struct Loaded {
     pub file: PathBuf,
-    pub cases: Vec<Case>,
+    pub cases: Cases,
+}
+
+/// How EvoCodeBench cases are replayed: the setting their prompts are laid out for and where
+/// their environments are.
+pub struct ExecChoice {
+    pub setting: Setting,
+    pub envs: EnvStore,
+    pub max_new_tokens: Option<u32>,
+}
+
+impl ExecChoice {
+    /// `setting` (`local_completion` when `None`), `envs` (the cache's, where `bench
+    /// setup-env` makes them, when `None`) and the tokens generated for a body.
+    pub fn new(
+        state: &State,
+        setting: Option<&str>,
+        envs: Option<PathBuf>,
+        max_new_tokens: Option<u32>,
+    ) -> Result<ExecChoice, ServeError> {
+        let setting = setting
+            .map(|name| {
+                Setting::parse(name).map_err(|e| ServeError::request(format!("setting: {e}")))
+            })
+            .transpose()?
+            .unwrap_or(Setting::LocalCompletion);
+        let envs = match envs {
+            Some(dir) => EnvStore::at(resolve(state, &dir)),
+            None => EnvStore::new(&state.engine_settings().index.cache_dir, "evocodebench"),
+        };
+        Ok(ExecChoice {
+            setting,
+            envs,
+            max_new_tokens,
+        })
+    }
 }
 
 /// `crossfile.listCases`: every usable case of the file, in order, as
 /// `{id, index, language, repository, path, line}` (`line` 1-based).
 pub async fn list_cases(state: &Arc<State>, args: ListArgs) -> Result<Value, ServeError> {
     let file = resolve(state, &args.cases);
-    let loaded = load(state, file, args.format.as_deref()).await?;
-    let rows: Vec<Value> = loaded
-        .cases
-        .iter()
-        .enumerate()
-        .map(|(index, case)| {
-            json!({
-                "id": case.id,
-                "index": index,
-                "language": case.language.name(),
-                "repository": case.repository,
-                "path": case.path,
-                "line": case.line + 1,
+    let exec = ExecChoice::new(state, None, None, None)?;
+    let loaded = load(state, file, args.format.as_deref(), exec).await?;
+    let rows: Vec<Value> = match &loaded.cases {
+        Cases::Text(cases) => cases
+            .iter()
+            .enumerate()
+            .map(|(index, case)| {
+                json!({
+                    "id": case.id,
+                    "index": index,
+                    "language": case.language.name(),
+                    "repository": case.repository,
+                    "path": case.path,
+                    "line": case.line + 1,
+                })
             })
-        })
-        .collect();
+            .collect(),
+        Cases::Exec(exec) => exec
+            .cases
+            .iter()
+            .enumerate()
+            .map(|(index, case)| {
+                json!({
+                    "id": case.namespace,
+                    "index": index,
+                    "language": "python",
+                    "repository": case.repository,
+                    "path": case.path,
+                    "line": case.body.0,
+                    "kind": case.kind,
+                })
+            })
+            .collect(),
+    };
     Ok(Value::Array(rows))
 }
 
@@ -60,31 +118,71 @@ pub fn resolve(state: &State, path: &Path) -> PathBuf {
     }
 }
 
-/// Loads a cases file (`format` told from the first record when `None`). Bad records are skipped;
-/// each is logged and the user is shown how many and the first.
+/// The formats a cases file may be in.
+#[derive(Clone, Copy)]
+enum Format {
+    Text(CaseFormat),
+    Exec,
+}
+
+impl Format {
+    fn parse(name: &str) -> Result<Format, ServeError> {
+        if name == "evocodebench" {
+            return Ok(Format::Exec);
+        }
+        CaseFormat::parse(name)
+            .map(Format::Text)
+            .map_err(|e| ServeError::request(format!("format: {e} (or evocodebench)")))
+    }
+
+    /// The format of `file`'s first record.
+    fn detect(file: &std::path::Path) -> Result<Format, ServeError> {
+        if let Some(format) = CaseFormat::detect(file)? {
+            return Ok(Format::Text(format));
+        }
+        if is_exec_cases_file(file)? {
+            return Ok(Format::Exec);
+        }
+        Err(ServeError::request(format!(
+            "{}: cannot tell the cases' format: give format (cceval, repoeval or evocodebench)",
+            file.display()
+        )))
+    }
+}
+
+/// Loads a cases file (`format` told from the first record when `None`; EvoCodeBench cases are
+/// replayed as `exec` says). Bad records are skipped; each is logged and the user is shown how
+/// many and the first.
 pub async fn load(
     state: &State,
     file: PathBuf,
     format: Option<&str>,
+    exec: ExecChoice,
 ) -> Result<Loaded, ServeError> {
-    let format = format
-        .map(|name| {
-            CaseFormat::parse(name).map_err(|e| ServeError::request(format!("format: {e}")))
-        })
-        .transpose()?;
+    let format = format.map(Format::parse).transpose()?;
     let max_file_bytes = state.engine_settings().index.workspace.max_file_bytes;
     let (file, cases, problems) = tokio::task::spawn_blocking(move || {
         let format = match format {
             Some(format) => format,
-            None => CaseFormat::detect(&file)?.ok_or_else(|| {
-                ServeError::request(format!(
-                    "{}: cannot tell the cases' format: give format (cceval or repoeval)",
-                    file.display()
-                ))
-            })?,
+            None => Format::detect(&file)?,
         };
-        let loaded = load_cases(&file, format, max_file_bytes)?;
-        Ok::<_, ServeError>((file, loaded.cases, loaded.problems))
+        let (cases, problems) = match format {
+            Format::Text(format) => {
+                let loaded = load_cases(&file, format, max_file_bytes)?;
+                (Cases::Text(loaded.cases), loaded.problems)
+            }
+            Format::Exec => {
+                let loaded = load_exec_cases(&file)?;
+                let cases = Cases::Exec(ExecCases {
+                    cases: loaded.cases,
+                    setting: exec.setting,
+                    envs: exec.envs,
+                    max_new_tokens: exec.max_new_tokens,
+                });
+                (cases, loaded.problems)
+            }
+        };
+        Ok::<_, ServeError>((file, cases, problems))
     })
     .await
     .map_err(ServeError::task("loading the cases"))??;

@@ -37,7 +37,17 @@ pub async fn execute(
     params: ExecuteCommandParams,
 ) -> jsonrpc::Result<Option<Value>> {
     let command = params.command.as_str();
-    let argument = params.arguments.into_iter().next();
+    let mut argument = params.arguments.into_iter().next();
+    // The request's own progress token goes to the commands that report progress.
+    if let (Some(token), Some(Value::Object(fields)), SCORE | COMPARE) = (
+        params.work_done_progress_params.work_done_token,
+        argument.as_mut(),
+        command,
+    ) {
+        fields
+            .entry("workDoneToken")
+            .or_insert_with(|| serde_json::json!(token));
+    }
     let outcome = match command {
         REPLAY_CASE => replay::replay_case(state, args(command, argument)?).await,
         NEXT_CASE => replay::step(state, 1).await,

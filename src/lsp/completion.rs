@@ -230,7 +230,7 @@ async fn complete_at(
     let last = Arc::new(LastCompletion {
         position,
         asked_at: position,
-        case_id: cursor.case.as_ref().map(|c| c.case.id.clone()),
+        case_id: cursor.case.as_ref().map(|c| c.id().to_string()),
         shown: shown.text.clone(),
         anchor,
         done: Arc::new(done),

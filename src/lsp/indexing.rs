@@ -3,15 +3,10 @@
 use std::sync::Arc;
 
 use tokio::sync::mpsc;
-use tower_lsp::lsp_types::notification::Progress as ProgressNotification;
-use tower_lsp::lsp_types::request::WorkDoneProgressCreate;
-use tower_lsp::lsp_types::{
-    NumberOrString, ProgressParams, ProgressParamsValue, WorkDoneProgress, WorkDoneProgressBegin,
-    WorkDoneProgressCreateParams, WorkDoneProgressEnd, WorkDoneProgressReport,
-};
 
 use super::error::ServeError;
 use super::notify::show_error;
+use super::progress::Reporter;
 use super::state::{Folder, State};
 use crate::index::Index;
 use crate::progress::{Progress, ProgressEvent};
@@ -23,8 +18,8 @@ const TOKEN: &str = "crossfile/index";
 /// another, with one `$/progress` begin, a report per percent and one end for all of them. A
 /// folder's index is replaced only when its new one is ready.
 pub async fn index_folders(state: Arc<State>, folders: Vec<Arc<Folder>>) {
-    let reporter = Reporter::create(&state).await;
-    reporter.begin().await;
+    let reporter = Reporter::create(&state, None, TOKEN.into(), false).await;
+    reporter.begin("crossfile: indexing", None, Some(0)).await;
     let count = folders.len().max(1) as u64;
     let mut files = 0;
     let mut failed = 0;
@@ -49,7 +44,7 @@ pub async fn index_folders(state: Arc<State>, folders: Vec<Arc<Folder>>) {
                     if last != Some(percent) {
                         last = Some(percent);
                         let message = format!("{}: {done}/{total} files", folder.name);
-                        reporter.report(message, percent as u32).await;
+                        reporter.report(message, Some(percent as u32)).await;
                     }
                 }
                 ProgressEvent::End => {}
@@ -88,69 +83,4 @@ pub async fn index_folders(state: Arc<State>, folders: Vec<Arc<Folder>>) {
         format!("{files} files indexed; {failed} folders failed")
     };
     reporter.end(message).await;
-}
-
-/// Sends `$/progress` for one token, if the client takes work-done progress.
-struct Reporter<'a> {
-    state: &'a State,
-    token: Option<NumberOrString>,
-}
-
-impl<'a> Reporter<'a> {
-    /// Asks the client to create the token; without the client's support or consent, reports
-    /// nothing.
-    async fn create(state: &'a State) -> Reporter<'a> {
-        let token = NumberOrString::String(TOKEN.into());
-        let created = state.supports_progress()
-            && state
-                .client
-                .send_request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams {
-                    token: token.clone(),
-                })
-                .await
-                .inspect_err(|e| tracing::warn!("the client refused a progress token: {e}"))
-                .is_ok();
-        Reporter {
-            state,
-            token: created.then_some(token),
-        }
-    }
-
-    async fn begin(&self) {
-        self.send(WorkDoneProgress::Begin(WorkDoneProgressBegin {
-            title: "crossfile: indexing".into(),
-            cancellable: Some(false),
-            message: None,
-            percentage: Some(0),
-        }))
-        .await;
-    }
-
-    async fn report(&self, message: String, percentage: u32) {
-        self.send(WorkDoneProgress::Report(WorkDoneProgressReport {
-            cancellable: Some(false),
-            message: Some(message),
-            percentage: Some(percentage.min(100)),
-        }))
-        .await;
-    }
-
-    async fn end(&self, message: String) {
-        self.send(WorkDoneProgress::End(WorkDoneProgressEnd {
-            message: Some(message),
-        }))
-        .await;
-    }
-
-    async fn send(&self, progress: WorkDoneProgress) {
-        if let Some(token) = &self.token {
-            self.state
-                .client
-                .send_notification::<ProgressNotification>(ProgressParams {
-                    token: token.clone(),
-                    value: ProgressParamsValue::WorkDone(progress),
-                })
-                .await;
-        }
-    }
 }

@@ -1,7 +1,8 @@
-//! The completions in flight: per document, the one whose answer is still wanted (a newer
-//! request for the document cancels the one before it), and the one completion running in the
-//! background to replace an answer (one at a time: there is one model). Every token is a child
-//! of the session's, so ending the session cancels them all.
+//! The work in flight: per document, the completion whose answer is still wanted (a newer
+//! request for the document cancels the one before it); the one completion running in the
+//! background to replace an answer (one at a time: there is one model); and the work the client
+//! may cancel through its progress token (tests running). Every token is a child of the
+//! session's, so ending the session cancels them all.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -18,6 +19,8 @@ pub struct Requests {
     next: AtomicU64,
     /// The background completion's token.
     refreshing: Mutex<Option<CancellationToken>>,
+    /// Cancellable work, by its progress token (as `progress.rs` spells it out).
+    work: Mutex<HashMap<String, CancellationToken>>,
 }
 
 /// A completion in flight: its number and the token that cancels it.
@@ -33,6 +36,38 @@ impl Requests {
             inflight: Mutex::new(HashMap::new()),
             next: AtomicU64::new(0),
             refreshing: Mutex::new(None),
+            work: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// A number no other call returns (for progress tokens the server makes).
+    pub fn unique(&self) -> u64 {
+        self.next.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The cancel token of work reported under progress token `key` (none: cancelled only with
+    /// the session); forgotten with [`Requests::end_work`].
+    pub fn begin_work(&self, key: Option<&str>) -> CancellationToken {
+        let token = self.session.child_token();
+        if let Some(key) = key {
+            let mut work = self.work.lock().unwrap_or_else(|e| e.into_inner());
+            work.insert(key.to_string(), token.clone());
+        }
+        token
+    }
+
+    pub fn end_work(&self, key: Option<&str>) {
+        if let Some(key) = key {
+            let mut work = self.work.lock().unwrap_or_else(|e| e.into_inner());
+            work.remove(key);
+        }
+    }
+
+    /// `window/workDoneProgress/cancel`: cancels the work reported under `key`, if any runs.
+    pub fn cancel_work(&self, key: &str) {
+        let work = self.work.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(token) = work.get(key) {
+            token.cancel();
         }
     }
 

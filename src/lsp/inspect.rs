@@ -1,17 +1,21 @@
-//! `crossfile.compare` (every named retriever at one cursor, side by side) and
-//! `crossfile.context` (what the last completion in a document was made from).
+//! `crossfile.compare` (every named retriever at one cursor, side by side; at an EvoCodeBench
+//! case's cursor each retriever's body is tested) and `crossfile.context` (what the last
+//! completion in a document was made from).
 
 use std::path::Path;
 use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tower_lsp::lsp_types::{Position, Url};
+use tower_lsp::lsp_types::{NumberOrString, Position, Url};
 
 use super::at_cursor::{self, CursorRequest};
+use super::case_tests::{outcome_json, run_tests};
 use super::completed::Done;
 use super::error::ServeError;
+use super::replayed::Replayable;
 use super::state::State;
+use crate::bench::exec_view::body_of;
 use crate::bench::score;
 use crate::report::textdiff::{DiffOp, diff};
 use crate::retrieve::{Hit, RetrieverSpec};
@@ -23,6 +27,8 @@ pub struct CompareArgs {
     pub uri: Url,
     pub position: Position,
     pub retrievers: Vec<String>,
+    /// The client's token for progress reports (the tests at an EvoCodeBench case's cursor).
+    pub work_done_token: Option<NumberOrString>,
 }
 
 /// `crossfile.context`'s arguments.
@@ -49,7 +55,8 @@ pub fn compare_specs(args: &CompareArgs) -> Result<Vec<RetrieverSpec>, String> {
 }
 
 /// Completes at one cursor with each retriever in turn (the same text, index and model), and
-/// scores each when the cursor is a replayed case's. A retriever that fails has an `error`.
+/// scores each when the cursor is a replayed case's (an EvoCodeBench case's by running its tests
+/// on each body, reported under the one progress token). A retriever that fails has an `error`.
 pub async fn compare(
     state: &Arc<State>,
     args: CompareArgs,
@@ -75,12 +82,24 @@ pub async fn compare(
         let result = match at_cursor::complete(&cursor, &engine, Some(spec), &cancel).await {
             Ok(done) => {
                 let mut result = completion_json(&done, Some(&cursor.folder.root), false);
-                if let Some(case) = &cursor.case {
-                    result["diff"] = diff_json(&case.case.reference, &done.completion.suggestion);
-                    result["metrics"] = match score(&case.case, &done.completion.raw_suggestion) {
-                        Ok(metrics) => json!(metrics),
-                        Err(e) => json!({"error": e.to_string()}),
-                    };
+                let raw = &done.completion.raw_suggestion;
+                match cursor.case.as_ref().map(|c| &c.case) {
+                    Some(Replayable::Text(case)) => {
+                        result["diff"] = diff_json(&case.reference, &done.completion.suggestion);
+                        result["metrics"] = match score(case, raw) {
+                            Ok(metrics) => json!(metrics),
+                            Err(e) => json!({"error": e.to_string()}),
+                        };
+                    }
+                    Some(Replayable::Exec(exec)) => {
+                        let body = body_of(&cursor.query.left, raw);
+                        let title = format!("crossfile: testing {}'s body", spec);
+                        let token = args.work_done_token.clone();
+                        let tested = run_tests(state, exec, body.clone(), &title, token).await?;
+                        result["body"] = json!(body);
+                        result["outcome"] = outcome_json(&tested);
+                    }
+                    None => {}
                 }
                 result
             }
@@ -96,10 +115,18 @@ pub async fn compare(
     Ok(json!({
         "uri": args.uri,
         "position": args.position,
-        "caseId": cursor.case.as_ref().map(|c| c.case.id.clone()),
-        "reference": cursor.case.as_ref().map(|c| c.case.reference.clone()),
+        "caseId": cursor.case.as_ref().map(|c| c.id().to_string()),
+        "reference": cursor.case.as_ref().map(|c| reference_of(&c.case)),
         "results": results,
     }))
+}
+
+/// What the case's reference is: the text removed, or an EvoCodeBench case's body.
+fn reference_of(case: &Replayable) -> String {
+    match case {
+        Replayable::Text(case) => case.reference.clone(),
+        Replayable::Exec(exec) => exec.case.reference_body(&exec.repos).unwrap_or_default(),
+    }
 }
 
 /// The last completion in the document: its chunks with their text, the whole prompt, its serial

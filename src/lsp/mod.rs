@@ -13,6 +13,7 @@
 mod along;
 mod at_cursor;
 mod capabilities;
+mod case_tests;
 mod cases;
 mod commands;
 mod completed;
@@ -25,6 +26,7 @@ mod inflight;
 mod inspect;
 mod lifecycle;
 mod notify;
+mod progress;
 mod protocol;
 mod refresh;
 mod replay;
@@ -85,6 +87,10 @@ where
     .custom_method(
         protocol::INLINE_COMPLETION,
         server::Server::inline_completion,
+    )
+    .custom_method(
+        protocol::WORK_DONE_PROGRESS_CANCEL,
+        server::Server::work_done_progress_cancel,
     )
     .finish();
     let exited = Arc::new(Notify::new());

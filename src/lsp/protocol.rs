@@ -5,6 +5,8 @@ use tower_lsp::lsp_types::{Range, TextDocumentPositionParams};
 
 /// The method name of inline completion.
 pub const INLINE_COMPLETION: &str = "textDocument/inlineCompletion";
+/// The client asks to cancel work it was shown progress of (LSP 3.15).
+pub const WORK_DONE_PROGRESS_CANCEL: &str = "window/workDoneProgress/cancel";
 
 /// `InlineCompletionParams`: a position; the context (trigger kind, selected item) is not needed
 /// and not read.

@@ -4,8 +4,9 @@
 //! A case opens in a replay copy of its repository ([`crate::bench::Sandbox`], under
 //! `<index.cache_dir>/replay/`), never in the repository itself; the copy is a workspace folder of
 //! its own with its own index. The case is laid out in that index as `bench run` lays it out
-//! ([`crate::bench::replay::lay_out`]), so a completion at its cursor gives what `bench run`
-//! gives, and `crossfile.score` scores with the case's benchmark's own metrics.
+//! ([`crate::bench::replay::lay_out`]; an EvoCodeBench case for its setting,
+//! [`crate::bench::exec_run::lay_out_exec`]), so a completion at its cursor gives what `bench
+//! run` gives, and `crossfile.score` scores with the case's benchmark's own metrics (or tests).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -14,25 +15,38 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tower_lsp::lsp_types::{Position, Url};
 
-use super::cases;
+use super::cases::{self, ExecChoice};
 use super::error::ServeError;
-use super::replayed::{ReplayedCase, Session};
+use super::replayed::{Cases, ExecTarget, Replayable, ReplayedCase, Session};
 use super::settings::folder_settings;
 use super::state::{Folder, State};
+use crate::bench::exec_run::lay_out_exec;
+use crate::bench::exec_view::exec_view;
 use crate::bench::replay::lay_out;
-use crate::bench::{BenchError, CaseView, Sandbox, Target};
+use crate::bench::{Case, CaseView, Placeable, Sandbox, Target};
+use crate::index::{Index, Snapshot};
+use crate::retrieve::Query;
 use crate::workspace::normalize_newlines;
 
 /// `crossfile.replayCase`'s arguments.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ReplayArgs {
-    /// The cases file (CrossCodeEval or RepoEval jsonl).
+    /// The cases file (CrossCodeEval, RepoEval or EvoCodeBench jsonl).
     pub cases: PathBuf,
     /// The folder holding each case's repository as `<repos>/<repository>`.
     pub repos: PathBuf,
-    /// `cceval` or `repoeval`; told from the first record when absent.
+    /// `cceval`, `repoeval` or `evocodebench`; told from the first record when absent.
     pub format: Option<String>,
+    /// EvoCodeBench: what the model is shown (`baseline`, `local_completion`, the default, or
+    /// `local_infilling`).
+    pub setting: Option<String>,
+    /// EvoCodeBench: the folder of the repositories' environments (default: the cache's, where
+    /// `bench setup-env` makes them).
+    pub envs: Option<PathBuf>,
+    /// EvoCodeBench: tokens generated for a body (default: the benchmark's 500), as `bench run
+    /// --max-new-tokens`.
+    pub max_new_tokens: Option<u32>,
     /// A case id, or a 0-based index into the file's cases.
     pub case: CaseRef,
     /// Replay in the repository itself instead of a copy (the opt-in): the file's bytes are
@@ -55,18 +69,34 @@ pub async fn replay_case(state: &Arc<State>, args: ReplayArgs) -> Result<Value, 
         cases::resolve(state, &args.cases),
         cases::resolve(state, &args.repos),
     );
+    let exec = ExecChoice::new(
+        state,
+        args.setting.as_deref(),
+        args.envs.clone(),
+        args.max_new_tokens,
+    )?;
     let mut session = state.replay.session.lock().await;
     let reuse = session
         .as_ref()
         .is_some_and(|s| s.file == file && s.repos == repos && s.format == args.format);
-    if !reuse {
+    if reuse {
+        if let Some(Session {
+            cases: Cases::Exec(cases),
+            ..
+        }) = session.as_mut()
+        {
+            cases.setting = exec.setting;
+            cases.envs = exec.envs;
+            cases.max_new_tokens = exec.max_new_tokens;
+        }
+    } else {
         if !repos.is_dir() {
             return Err(ServeError::request(format!(
                 "repos: {} is not a folder",
                 repos.display()
             )));
         }
-        let loaded = cases::load(state, file, args.format.as_deref()).await?;
+        let loaded = cases::load(state, file, args.format.as_deref(), exec).await?;
         *session = Some(Session {
             file: loaded.file,
             repos,
@@ -89,7 +119,7 @@ pub async fn replay_case(state: &Arc<State>, args: ReplayArgs) -> Result<Value, 
                 s.cases.len()
             )));
         }
-        CaseRef::Id(id) => s.cases.iter().position(|c| c.id == id).ok_or_else(|| {
+        CaseRef::Id(id) => s.cases.position(&id).ok_or_else(|| {
             ServeError::request(format!("no case {id:?} in {}", s.file.display()))
         })?,
     };
@@ -120,71 +150,212 @@ pub async fn step(state: &Arc<State>, step: isize) -> Result<Value, ServeError> 
 
 /// Opens case `at` of the session: its replay copy, its folder and index, the case laid out.
 async fn open(state: &Arc<State>, s: &mut Session, at: usize) -> Result<Value, ServeError> {
-    let case = s.cases[at].clone();
-    let (sandbox, repos, for_copy) = (sandbox(state), s.repos.clone(), case.clone());
-    let in_place = s.in_place;
-    let max_file_bytes = state.engine_settings().index.workspace.max_file_bytes;
-    let held = state.replay.take_in_place();
-    let (view, placed, held) = tokio::task::spawn_blocking(move || {
-        let view = CaseView::new(&for_copy, &repos, max_file_bytes)?;
-        let (placed, held) = sandbox.replay(&for_copy, &view, in_place, held)?;
-        Ok::<_, BenchError>((view, placed, held))
-    })
-    .await
-    .map_err(ServeError::task("placing the case"))??;
-    state.replay.hold(held);
-
-    let folder = replay_folder(state, &placed.root, &case.repository).await?;
-    let engine = state.engine().await?;
-    // The template decides whether the case's right context may be indexed.
-    let uses_right = folder
-        .completer(&folder.settings(), &engine)
-        .template()
-        .is_fim();
-    let index = folder.index_or_build().await?;
-    let for_layout = case.clone();
-    let laid_out =
-        tokio::task::spawn_blocking(move || lay_out(&for_layout, view, &index, uses_right))
-            .await
-            .map_err(ServeError::task("laying the case out"))??;
-
-    let uri = Url::from_file_path(&placed.file).map_err(|()| {
-        ServeError::request(format!("{} is not a file URI", placed.file.display()))
+    let case = s
+        .cases
+        .get(at, &s.repos)
+        .ok_or_else(|| ServeError::request(format!("no case {at}")))?;
+    let (opened, details) = match &case {
+        Replayable::Text(text) => open_text(state, s, text).await?,
+        Replayable::Exec(exec) => open_exec(state, s, exec).await?,
+    };
+    let Opened {
+        placed_file,
+        text,
+        left,
+        right,
+        cursor_line,
+        snapshot,
+        query,
+    } = opened;
+    let uri = Url::from_file_path(&placed_file).map_err(|()| {
+        ServeError::request(format!("{} is not a file URI", placed_file.display()))
     })?;
-    let last_line = laid_out.view.left.rsplit('\n').next().unwrap_or("");
+    let text = normalize_newlines(&text).into_owned();
+    let left = normalize_newlines(&left).into_owned();
+    // The contexts as the client gets them: `text` with line breaks as `\n`.
+    let right = text
+        .strip_prefix(left.as_str())
+        .map_or_else(|| normalize_newlines(&right).into_owned(), str::to_string);
+    let last_line = left.rsplit('\n').next().unwrap_or("");
     let position = Position::new(
-        laid_out.view.cursor.line,
+        cursor_line,
         u32::try_from(last_line.encode_utf16().count()).unwrap_or(u32::MAX),
     );
-    let text = normalize_newlines(&laid_out.view.text()).into_owned();
     s.at = at;
+    let mut about = json!({
+        "id": case.id(),
+        "index": at,
+        "count": s.cases.len(),
+        "casesFile": s.file,
+    });
+    if let (Some(about), Value::Object(details)) = (about.as_object_mut(), details) {
+        about.extend(details);
+    }
     let answer = json!({
         "uri": uri,
         "text": text,
         "position": position,
-        "case": {
-            "id": case.id,
-            "index": at,
-            "count": s.cases.len(),
-            "taskId": case.task_id,
-            "benchmark": case.format.name(),
-            "language": case.language.name(),
-            "repository": case.repository,
-            "path": case.path,
-            "line": case.line + 1,
-            "target": match case.target { Target::Line => "line", Target::Function => "function" },
-            "casesFile": s.file,
-            "recordLine": case.record_line,
-        },
+        "case": about,
     });
     state.replay.set_current(Arc::new(ReplayedCase {
         case,
         uri,
         position,
         text,
-        laid_out,
+        left,
+        right,
+        snapshot,
+        query,
     }));
     Ok(answer)
+}
+
+/// A case placed and laid out.
+struct Opened {
+    /// The case's file in its replay copy (or, in place, in its repository).
+    placed_file: PathBuf,
+    /// The file as the case shows it, and its parts before and after the cursor.
+    text: String,
+    left: String,
+    right: String,
+    /// The cursor's 0-based line.
+    cursor_line: u32,
+    snapshot: Arc<Snapshot>,
+    query: Query,
+}
+
+/// A CrossCodeEval or RepoEval case: the file with the reference removed.
+async fn open_text(
+    state: &Arc<State>,
+    s: &Session,
+    case: &Case,
+) -> Result<(Opened, Value), ServeError> {
+    let max_file_bytes = state.engine_settings().index.workspace.max_file_bytes;
+    let (repos, for_view) = (s.repos.clone(), case.clone());
+    let view =
+        tokio::task::spawn_blocking(move || CaseView::new(&for_view, &repos, max_file_bytes))
+            .await
+            .map_err(ServeError::task("placing the case"))??;
+    let (placed, index) = place(state, s, case, &view).await?;
+    let engine = state.engine().await?;
+    // The template decides whether the case's right context may be indexed.
+    let uses_right = placed
+        .folder
+        .completer(&placed.folder.settings(), &engine)
+        .template()
+        .is_fim();
+    let for_layout = case.clone();
+    let laid_out =
+        tokio::task::spawn_blocking(move || lay_out(&for_layout, view, &index, uses_right))
+            .await
+            .map_err(ServeError::task("laying the case out"))??;
+    let details = json!({
+        "taskId": case.task_id,
+        "benchmark": case.format.name(),
+        "language": case.language.name(),
+        "repository": case.repository,
+        "path": case.path,
+        "line": case.line + 1,
+        "target": match case.target { Target::Line => "line", Target::Function => "function" },
+        "recordLine": case.record_line,
+    });
+    let opened = Opened {
+        placed_file: placed.file,
+        text: laid_out.view.text(),
+        left: laid_out.view.left.clone(),
+        right: laid_out.view.right.clone(),
+        cursor_line: laid_out.view.cursor.line,
+        snapshot: laid_out.snapshot,
+        query: laid_out.query,
+    };
+    Ok((opened, details))
+}
+
+/// An EvoCodeBench case: the file with the body removed, the requirement as the docstring and
+/// the cursor at the body; the model is shown what the setting shows.
+async fn open_exec(
+    state: &Arc<State>,
+    s: &Session,
+    exec: &Arc<ExecTarget>,
+) -> Result<(Opened, Value), ServeError> {
+    let max_file_bytes = state.engine_settings().index.workspace.max_file_bytes;
+    let for_view = exec.clone();
+    let view = tokio::task::spawn_blocking(move || {
+        exec_view(
+            &for_view.case,
+            &for_view.repos,
+            for_view.setting,
+            max_file_bytes,
+        )
+    })
+    .await
+    .map_err(ServeError::task("placing the case"))??;
+    let (placed, index) = place(state, s, &exec.case, &view.buffer).await?;
+    let for_layout = exec.clone();
+    // The case's file is read from its repository; the copy's index takes it as the setting
+    // shows it for the snapshot, then reads the copy's file (the editor's view) back.
+    let (snapshot, query) = tokio::task::spawn_blocking(move || {
+        let e = &for_layout;
+        lay_out_exec(&e.case, &e.repos, e.setting, max_file_bytes, &index)
+    })
+    .await
+    .map_err(ServeError::task("laying the case out"))??;
+    let case = &exec.case;
+    let details = json!({
+        "benchmark": "evocodebench",
+        "language": "python",
+        "repository": case.repository,
+        "path": case.path,
+        "line": view.buffer.cursor.line + 1,
+        "target": "function",
+        "kind": case.kind,
+        "setting": exec.setting.name(),
+        "tests": case.tests,
+        "recordLine": case.record_line,
+    });
+    let opened = Opened {
+        placed_file: placed.file,
+        text: view.buffer.text(),
+        left: view.buffer.left.clone(),
+        right: view.buffer.right.clone(),
+        cursor_line: view.buffer.cursor.line,
+        snapshot,
+        query,
+    };
+    Ok((opened, details))
+}
+
+/// Where a case was placed: its file, and the folder of the copy it is in.
+struct PlacedCase {
+    file: PathBuf,
+    folder: Arc<Folder>,
+}
+
+/// Places the case (`view` is the file as the editor shows it) in its replay copy, or in place,
+/// and opens the copy's folder and index.
+async fn place<C: Placeable + Clone + Send + 'static>(
+    state: &Arc<State>,
+    s: &Session,
+    case: &C,
+    view: &CaseView,
+) -> Result<(PlacedCase, Arc<Index>), ServeError> {
+    let (sandbox, for_copy, view) = (sandbox(state), case.clone(), view.clone());
+    let in_place = s.in_place;
+    let held = state.replay.take_in_place();
+    let (placed, held) =
+        tokio::task::spawn_blocking(move || sandbox.replay(&for_copy, &view, in_place, held))
+            .await
+            .map_err(ServeError::task("placing the case"))??;
+    state.replay.hold(held);
+    let folder = replay_folder(state, &placed.root, case.repository()).await?;
+    let index = folder.index_or_build().await?;
+    Ok((
+        PlacedCase {
+            file: placed.file,
+            folder,
+        },
+        index,
+    ))
 }
 
 /// Where replay copies and in-place backups live.

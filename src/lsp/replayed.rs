@@ -1,13 +1,21 @@
 //! The replay session the server holds: the cases file being replayed and the case open now, laid
-//! out ([`crate::bench::replay::LaidOut`]). The commands that change it are `replay.rs`'s.
+//! out as `bench run` lays it out. The commands that change it are `replay.rs`'s.
+//!
+//! A case is of one of two kinds: one scored by comparing text (CrossCodeEval, RepoEval: a
+//! [`Case`]) or one scored by running its repository's tests (EvoCodeBench: an [`ExecCase`],
+//! with the setting its prompt is laid out for and the environments its tests run in).
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tower_lsp::lsp_types::{Position, Url};
 
-use crate::bench::replay::LaidOut;
+use crate::bench::envs::EnvStore;
+use crate::bench::evocodebench::ExecCase;
+use crate::bench::exec_view::Setting;
 use crate::bench::{Case, InPlaceLock};
+use crate::index::Snapshot;
+use crate::retrieve::Query;
 
 /// The replay session: the cases file being replayed and the case open now.
 #[derive(Default)]
@@ -25,21 +33,115 @@ pub struct Session {
     pub repos: PathBuf,
     /// The format the cases were asked for as (`None`: told from the file).
     pub format: Option<String>,
-    pub cases: Vec<Case>,
+    pub cases: Cases,
     /// The case open now.
     pub at: usize,
     pub in_place: bool,
 }
 
+/// A cases file's usable cases.
+pub enum Cases {
+    /// Scored by comparing text.
+    Text(Vec<Case>),
+    /// Scored by running tests.
+    Exec(ExecCases),
+}
+
+/// EvoCodeBench cases and how they are replayed.
+pub struct ExecCases {
+    pub cases: Vec<ExecCase>,
+    /// What the model is shown at a case's cursor.
+    pub setting: Setting,
+    /// Where the repositories' environments are.
+    pub envs: EnvStore,
+    /// Tokens generated for a body (the benchmark's 500 when `None`).
+    pub max_new_tokens: Option<u32>,
+}
+
+impl Cases {
+    pub fn len(&self) -> usize {
+        match self {
+            Cases::Text(cases) => cases.len(),
+            Cases::Exec(exec) => exec.cases.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The index of case `id`.
+    pub fn position(&self, id: &str) -> Option<usize> {
+        match self {
+            Cases::Text(cases) => cases.iter().position(|c| c.id == id),
+            Cases::Exec(exec) => exec.cases.iter().position(|c| c.namespace == id),
+        }
+    }
+
+    /// Case `at`, with what scoring it needs.
+    pub fn get(&self, at: usize, repos: &std::path::Path) -> Option<Replayable> {
+        match self {
+            Cases::Text(cases) => cases.get(at).cloned().map(Replayable::Text),
+            Cases::Exec(exec) => exec.cases.get(at).map(|case| {
+                Replayable::Exec(Arc::new(ExecTarget {
+                    case: case.clone(),
+                    setting: exec.setting,
+                    repos: repos.to_path_buf(),
+                    envs: exec.envs.clone(),
+                    max_new_tokens: exec.max_new_tokens,
+                }))
+            }),
+        }
+    }
+}
+
+/// A case of the session, with what scoring it needs.
+#[derive(Clone)]
+pub enum Replayable {
+    Text(Case),
+    Exec(Arc<ExecTarget>),
+}
+
+/// An EvoCodeBench case and where its tests run.
+pub struct ExecTarget {
+    pub case: ExecCase,
+    pub setting: Setting,
+    /// The folder holding its repository (the tests run in a copy of it).
+    pub repos: PathBuf,
+    pub envs: EnvStore,
+    pub max_new_tokens: Option<u32>,
+}
+
+impl Replayable {
+    pub fn id(&self) -> &str {
+        match self {
+            Replayable::Text(case) => &case.id,
+            Replayable::Exec(exec) => &exec.case.namespace,
+        }
+    }
+}
+
 /// The case open now, laid out.
 pub struct ReplayedCase {
-    pub case: Case,
+    pub case: Replayable,
     pub uri: Url,
     /// The case's cursor, in the protocol's units.
     pub position: Position,
     /// The file as the case shows it (the reference removed), line breaks as `\n`.
     pub text: String,
-    pub laid_out: LaidOut,
+    /// `text` before the cursor and after it: what the buffer holds between them is the user's.
+    pub left: String,
+    pub right: String,
+    /// What a completion at the cursor works from, as `bench run` lays it out: the index with
+    /// the case's file as the case shows it, and the query.
+    pub snapshot: Arc<Snapshot>,
+    pub query: Query,
+}
+
+impl ReplayedCase {
+    pub fn id(&self) -> &str {
+        self.case.id()
+    }
 }
 
 impl Replay {
@@ -57,12 +159,10 @@ impl Replay {
     }
 
     /// The case `id` of the cases file being replayed.
-    pub async fn loaded_case(&self, id: &str) -> Option<Case> {
+    pub async fn loaded_case(&self, id: &str) -> Option<Replayable> {
         let session = self.session.lock().await;
-        session
-            .as_ref()
-            .and_then(|s| s.cases.iter().find(|c| c.id == id))
-            .cloned()
+        let s = session.as_ref()?;
+        s.cases.get(s.cases.position(id)?, &s.repos)
     }
 
     pub fn set_current(&self, case: Arc<ReplayedCase>) {

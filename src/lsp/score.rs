@@ -1,16 +1,21 @@
 //! `crossfile.score`: a replayed case scored with its benchmark's own metrics, either for a given
-//! text or for what the user now has at the case's cursor in the open buffer.
+//! text or for what the user now has at the case's cursor in the open buffer. An EvoCodeBench
+//! case is scored by running its tests on the body ([`super::case_tests`]): the body the buffer
+//! holds between the unchanged parts, spliced into the original file (the docstring the editor
+//! shows is not what is tested).
 
 use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tower_lsp::lsp_types::Url;
+use tower_lsp::lsp_types::{NumberOrString, Url};
 
+use super::case_tests::{outcome_json, run_tests};
 use super::error::ServeError;
-use super::replayed::ReplayedCase;
+use super::replayed::{ExecTarget, Replayable, ReplayedCase};
 use super::state::State;
-use crate::bench::score;
+use crate::bench::exec_view::{body_of, body_typed};
+use crate::bench::{Case, score};
 use crate::report::textdiff::{common_prefix, common_suffix};
 use crate::workspace::normalize_newlines;
 
@@ -24,6 +29,8 @@ pub struct ScoreArgs {
     /// The open buffer of the case's file: what it holds between the case's left context and its
     /// right context is scored.
     pub uri: Option<Url>,
+    /// The client's token for progress reports (the tests of an EvoCodeBench case).
+    pub work_done_token: Option<NumberOrString>,
 }
 
 /// Every metric of the case's benchmark for the text given, or found between the case's unchanged
@@ -38,10 +45,10 @@ pub async fn score_case(state: &Arc<State>, args: ScoreArgs) -> Result<Value, Se
         .ok_or_else(|| {
             ServeError::request(format!("no case {:?} is loaded for replay", args.case_id))
         })?;
-    let open = state.replay.current().filter(|c| c.case.id == case.id);
+    let open = state.replay.current().filter(|c| c.id() == case.id());
     let text = match (args.suggestion, &args.uri) {
         (Some(text), None) => text,
-        (None, Some(uri)) => in_buffer(state, open.as_deref(), &case.id, uri)?,
+        (None, Some(uri)) => in_buffer(state, open.as_deref(), case.id(), uri)?,
         (Some(_), Some(_)) => return Err(ServeError::request("give suggestion or uri, not both")),
         (None, None) => {
             return Err(ServeError::request(
@@ -52,13 +59,23 @@ pub async fn score_case(state: &Arc<State>, args: ScoreArgs) -> Result<Value, Se
     let own = open
         .as_ref()
         .and_then(|c| state.last(&c.uri))
-        .filter(|l| l.case_id.as_deref() == Some(case.id.as_str()))
-        .filter(|l| l.shown == text || shown_as_nothing(&l.shown, &text));
-    let (prediction, scored) = match &own {
-        Some(last) => (last.done.completion.raw_suggestion.clone(), "raw"),
+        .filter(|l| l.case_id.as_deref() == Some(case.id()))
+        .filter(|l| l.shown == text || shown_as_nothing(&l.shown, &text))
+        .map(|l| l.done.completion.raw_suggestion.clone());
+    match case {
+        Replayable::Text(case) => score_text(&case, text, own),
+        Replayable::Exec(exec) => score_body(state, &exec, text, own, args.work_done_token).await,
+    }
+}
+
+/// A text case: its benchmark's metrics, of the model's `raw` output when the text is the
+/// server's own suggestion.
+fn score_text(case: &Case, text: String, raw: Option<String>) -> Result<Value, ServeError> {
+    let (prediction, scored) = match raw {
+        Some(raw) => (raw, "raw"),
         None => (text, "given"),
     };
-    let metrics = score(&case, &prediction)
+    let metrics = score(case, &prediction)
         .map_err(|e| ServeError::request(format!("case {}: {e}", case.id)))?;
     Ok(json!({
         "caseId": case.id,
@@ -67,6 +84,45 @@ pub async fn score_case(state: &Arc<State>, args: ScoreArgs) -> Result<Value, Se
         "scored": scored,
         "prediction": prediction,
         "reference": case.reference,
+    }))
+}
+
+/// An EvoCodeBench case: the tests run on the body typed after the cursor's indentation (the
+/// body cut from the model's `raw` output, as `bench run` cuts it, when the text is the server's
+/// own suggestion); Pass@1 and Recall@1 of that one body.
+async fn score_body(
+    state: &State,
+    exec: &Arc<ExecTarget>,
+    typed: String,
+    raw: Option<String>,
+    token: Option<NumberOrString>,
+) -> Result<Value, ServeError> {
+    let case = &exec.case;
+    let left = " ".repeat(case.indent);
+    let (body, scored) = match &raw {
+        Some(raw) => (body_of(&left, raw), "raw"),
+        None => (body_typed(&left, &typed), "given"),
+    };
+    let title = format!("crossfile: testing {}", case.namespace);
+    let tested = run_tests(state, exec, body.clone(), &title, token).await?;
+    let outcome = outcome_json(&tested);
+    let mut metrics = serde_json::Map::new();
+    if tested.outcome.status.is_scored() {
+        let passed = tested.outcome.status == crate::harness::Status::Pass;
+        metrics.insert("pass@1".into(), json!(if passed { 1.0 } else { 0.0 }));
+    }
+    if let Some(recall) = tested.recall {
+        metrics.insert("recall@1".into(), json!(recall));
+    }
+    let reference = case.reference_body(&exec.repos).unwrap_or_default();
+    Ok(json!({
+        "caseId": case.namespace,
+        "benchmark": "evocodebench",
+        "metrics": metrics,
+        "outcome": outcome,
+        "scored": scored,
+        "prediction": body,
+        "reference": reference,
     }))
 }
 
@@ -102,13 +158,7 @@ fn in_buffer(
             ))
         })?;
     let buffer = normalize_newlines(&buffer);
-    // The contexts as the client got them: `text` is the case's file with line breaks as `\n`.
-    let left = normalize_newlines(&case.laid_out.view.left);
-    let right = case
-        .text
-        .strip_prefix(left.as_ref())
-        .map_or_else(|| normalize_newlines(&case.laid_out.view.right), Into::into);
-    between(&buffer, &left, &right)
+    between(&buffer, &case.left, &case.right)
         .map(str::to_string)
         .map_err(ServeError::Request)
 }

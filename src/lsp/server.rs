@@ -8,10 +8,11 @@ use tower_lsp::lsp_types::{
     CompletionParams, CompletionResponse, DidChangeConfigurationParams,
     DidChangeTextDocumentParams, DidChangeWatchedFilesParams, DidCloseTextDocumentParams,
     DidOpenTextDocumentParams, DidSaveTextDocumentParams, ExecuteCommandParams, InitializeParams,
-    InitializeResult, InitializedParams,
+    InitializeResult, InitializedParams, WorkDoneProgressCancelParams,
 };
 use tower_lsp::{Client, LanguageServer};
 
+use super::progress::token_key;
 use super::protocol::{InlineCompletionList, InlineCompletionParams};
 use super::state::State;
 use super::{commands, completion, lifecycle, replay, text_sync, workspace_sync};
@@ -42,6 +43,12 @@ impl Server {
         params: InlineCompletionParams,
     ) -> jsonrpc::Result<Option<InlineCompletionList>> {
         completion::inline_completion(&self.state, params).await
+    }
+
+    /// `window/workDoneProgress/cancel` (which `tower-lsp` does not route), registered as a
+    /// custom notification: the work reported under the token stops.
+    pub async fn work_done_progress_cancel(&self, params: WorkDoneProgressCancelParams) {
+        self.state.requests.cancel_work(&token_key(&params.token));
     }
 }
 

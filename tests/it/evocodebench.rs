@@ -15,17 +15,17 @@ fn evo_dir() -> PathBuf {
     shared_dir().join("bench").join("evocodebench")
 }
 
-fn dev_cases() -> PathBuf {
+pub fn dev_cases() -> PathBuf {
     evo_dir().join("dev.jsonl")
 }
 
 /// The cache the environments live in: the user's, like the default model (made once, kept).
-fn env_cache() -> PathBuf {
+pub fn env_cache() -> PathBuf {
     crossfile::config::default_cache_dir()
 }
 
 /// Sets up the DEV environments once (quick when they are already there).
-fn environments() {
+pub fn environments() {
     static DONE: OnceLock<()> = OnceLock::new();
     DONE.get_or_init(|| {
         let repos = bench_repos();

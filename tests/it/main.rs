@@ -30,6 +30,8 @@ mod lsp_client;
 #[cfg(feature = "embedded")]
 mod lsp_commands;
 #[cfg(feature = "embedded")]
+mod lsp_exec;
+#[cfg(feature = "embedded")]
 mod lsp_fallback;
 #[cfg(feature = "embedded")]
 mod lsp_replay;

@@ -18,6 +18,9 @@ H.model = env('CROSSFILE_MODEL')
     'SmolLM2-135M-Instruct.Q4_1.gguf')
 H.corpus = env('CROSSFILE_CORPUS', vim.fs.joinpath(env('HOME', '/root'), '.cache', 'crossfile-corpus'))
 H.bench_repos = env('CROSSFILE_BENCH_REPOS', vim.fs.joinpath(env('HOME', '/root'), '.cache', 'crossfile-bench-repos'))
+H.shared = env('CROSSFILE_SHARED', vim.fs.joinpath(H.plugin, '..', '..', '..', 'shared'))
+-- The EvoCodeBench environments `crossfile bench setup-env` made (test/run makes them).
+H.envs = env('CROSSFILE_ENVS', vim.fs.joinpath(env('HOME', '/root'), '.cache', 'crossfile', 'envs', 'evocodebench'))
 H.bench_cases = env('CROSSFILE_BENCH_CASES', vim.fs.joinpath(H.plugin, '..', '..', '..', 'shared', 'bench', 'cceval',
   'python-dev.jsonl'))
 

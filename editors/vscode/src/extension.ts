@@ -48,7 +48,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const args = argument === undefined ? [] : [argument];
     return (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args })) as T;
   };
-  const replay = new Replay(execute, context.workspaceState, status);
+  // The output of a scored body's tests (EvoCodeBench), made when first shown.
+  let testOutput: vscode.OutputChannel | undefined;
+  const tests = (): vscode.OutputChannel => {
+    if (!testOutput) {
+      testOutput = vscode.window.createOutputChannel('crossfile tests');
+      context.subscriptions.push(testOutput);
+    }
+    return testOutput;
+  };
+  const replay = new Replay(execute, context.workspaceState, status, tests);
 
   // After each inline completion: what it was made from, for the status bar and the context view.
   let lastDocument: vscode.Uri | undefined;

@@ -35,6 +35,26 @@ export interface ReplayAnswer {
 
 export type Metrics = Record<string, number | string | null | { error: string }>;
 
+/** One test run on a body (EvoCodeBench). */
+export interface TestRun {
+  id: string;
+  status: 'pass' | 'fail' | 'error' | 'timeout';
+  exitCode: number | null;
+  secs: number;
+  output: string;
+}
+
+/** A body's tests: how they ended, each test run, the first that did not pass. */
+export interface Outcome {
+  status: 'pass' | 'fail' | 'error' | 'timeout';
+  passed: boolean;
+  tests: TestRun[];
+  firstFailure: string | null;
+  message: string | null;
+  secs: number;
+  recall: number | null;
+}
+
 export interface ScoreAnswer {
   caseId: string;
   benchmark: string;
@@ -42,6 +62,8 @@ export interface ScoreAnswer {
   scored: 'raw' | 'given';
   prediction: string;
   reference: string;
+  /** An EvoCodeBench case's: its tests run on the body. */
+  outcome?: Outcome;
 }
 
 export interface Chunk {
@@ -78,6 +100,9 @@ export interface CompletionInfo {
 export interface CompareResult extends CompletionInfo {
   diff?: DiffRun[];
   metrics?: Metrics;
+  /** At an EvoCodeBench case's cursor: the body tested and how its tests ended. */
+  body?: string;
+  outcome?: Outcome;
 }
 
 export interface CompareAnswer {

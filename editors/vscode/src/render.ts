@@ -1,7 +1,7 @@
 // The HTML bodies of the compare and context views, from the server's answers (escaped; no
 // computation beyond formatting). No vscode import, so it can be unit-tested.
 
-import type { Chunk, CompareAnswer, CompareResult, ContextAnswer, DiffRun, Metrics, PromptTokens } from './protocol';
+import type { Chunk, CompareAnswer, CompareResult, ContextAnswer, DiffRun, Metrics, Outcome, PromptTokens } from './protocol';
 import { escapeHtml as h } from './webview';
 
 function num(value: unknown, digits = 1): string {
@@ -39,6 +39,19 @@ function diff(runs: DiffRun[] | undefined): string {
   return `<div class="muted">against the reference (<del>only in the reference</del> <ins>only in the suggestion</ins>):</div><pre class="diff">${parts.join('')}</pre>`;
 }
 
+/** A body's tests: the status, each test with its time, and the output of the one that did not pass. */
+export function outcomeHtml(o: Outcome | undefined): string {
+  if (!o) return '';
+  const rows = o.tests
+    .map((t) => `<tr><th>${h(t.id)}</th><td class="test ${h(t.status)}">${h(t.status)}</td><td>${num(t.secs, 1)} s</td></tr>`)
+    .join('');
+  const failed = o.tests.find((t) => t.status !== 'pass');
+  const output = failed ? `<div>output of ${h(failed.id)}:</div><pre class="output">${h(failed.output)}</pre>` : '';
+  const message = o.message ? `<div class="error">${h(o.message)}</div>` : '';
+  return `<div class="outcome" data-status="${h(o.status)}">tests: <b>${h(o.status)}</b>${o.recall !== null ? ` · recall ${num(o.recall, 2)}` : ''}</div>
+${message}<table class="tests">${rows}</table>${output}`;
+}
+
 function column(r: CompareResult): string {
   const badge = r.upperBound ? ' <span class="badge" title="it sees the reference">upper bound</span>' : '';
   const head = `<h2>${h(r.retriever)}${badge}</h2>`;
@@ -49,6 +62,8 @@ ${tokens(r.promptTokens)}
 <div>suggestion:</div><pre class="suggestion">${h(r.suggestion ?? '')}</pre>
 ${diff(r.diff)}
 <div>latency: ${num(r.latencyMs, 0)} ms</div>
+${r.body !== undefined ? `<div>body tested:</div><pre class="body">${h(r.body)}</pre>` : ''}
+${outcomeHtml(r.outcome)}
 ${metrics(r.metrics)}</div>`;
 }
 

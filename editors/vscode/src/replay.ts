@@ -57,6 +57,7 @@ export class Replay {
     private readonly execute: Execute,
     private readonly state: vscode.Memento,
     private readonly status: Status,
+    private readonly output: () => vscode.OutputChannel,
   ) {}
 
   /** The replayed case at `uri`, if that is the replayed document. */
@@ -94,8 +95,31 @@ export class Replay {
     const metrics = Object.entries(answer.metrics)
       .map(([k, v]) => `${k} ${typeof v === 'number' ? Number(v.toFixed(4)) : JSON.stringify(v)}`)
       .join(' · ');
-    void vscode.window.showInformationMessage(`crossfile: case ${answer.caseId} (${answer.benchmark}, scored ${answer.scored}): ${metrics}`);
+    const said = `crossfile: case ${answer.caseId} (${answer.benchmark}, scored ${answer.scored}): ${metrics}`;
+    const outcome = answer.outcome;
+    if (outcome && !outcome.passed) {
+      // The failing test's output, on request.
+      const failed = outcome.tests.find((t) => t.status !== 'pass');
+      const detail = failed ? `${failed.status}: ${failed.id}` : (outcome.message ?? outcome.status);
+      void vscode.window.showWarningMessage(`${said} · ${detail}`, 'Show Output').then((choice) => {
+        if (choice) this.showOutput(answer);
+      });
+    } else {
+      void vscode.window.showInformationMessage(outcome ? `${said} · ${outcome.tests.length} test(s) passed` : said);
+    }
     return answer;
+  }
+
+  /** Every test run on the body, with its output, in the crossfile output channel. */
+  private showOutput(answer: ScoreAnswer): void {
+    const channel = this.output();
+    channel.appendLine(`case ${answer.caseId}: ${answer.outcome?.status ?? ''}`);
+    for (const t of answer.outcome?.tests ?? []) {
+      channel.appendLine(`--- ${t.id}: ${t.status} (${t.secs.toFixed(1)} s)`);
+      channel.appendLine(t.output);
+    }
+    if (answer.outcome?.message) channel.appendLine(answer.outcome.message);
+    channel.show(true);
   }
 
   /** Opens the case's document (with the server's text) at its cursor and asks for ghost text. */

@@ -53,3 +53,22 @@ test('compare shows one column per retriever, marks upper bounds and renders the
   assert.match(body, /ab<del>c<\/del><ins>d<\/ins>/);
   assert.match(body, /data-metric="es">66\.7</);
 });
+
+test('compare at an EvoCodeBench cursor shows each body, its tests and the failing output, escaped', () => {
+  const outcome = (status, output) => ({
+    status, passed: status === 'pass', firstFailure: status === 'pass' ? null : 't.py::test_a', message: null, secs: 1.5, recall: 0.5,
+    tests: [{ id: 't.py::test_a', status, exitCode: status === 'pass' ? 0 : 1, secs: 1.2, output }],
+  });
+  const body = compareBody({
+    uri: 'file:///w/a.py', position: { line: 4, character: 8 }, caseId: 'm.f', reference: '    return 1\n',
+    results: [
+      { retriever: 'none', upperBound: false, chunks: [], suggestion: 'return 2', latencyMs: 10, body: '        return 2', outcome: outcome('fail', 'AssertionError: <2> != 1') },
+      { retriever: 'bm25', upperBound: false, chunks: [], suggestion: 'return 1', latencyMs: 12, body: '        return 1', outcome: outcome('pass', '1 passed') },
+    ],
+  });
+  assert.match(body, /data-retriever="none".*data-status="fail".*AssertionError: &lt;2&gt; != 1/s);
+  assert.match(body, /data-retriever="bm25".*data-status="pass"/s);
+  // Only a test that did not pass shows its output.
+  assert.doesNotMatch(body, /1 passed/);
+  assert.match(body, /recall 0\.5/);
+});

@@ -90,8 +90,16 @@ local function score_command()
     local v = answer.metrics[k]
     parts[#parts + 1] = ('%s %s'):format(k, type(v) == 'number' and ('%.4g'):format(v) or tostring(v))
   end
-  say(('case %s (%s, scored %s): %s'):format(answer.caseId, answer.benchmark or '?', answer.scored or '?',
-    table.concat(parts, ' · ')))
+  local said = ('case %s (%s, scored %s): %s'):format(answer.caseId, answer.benchmark or '?', answer.scored or '?',
+    table.concat(parts, ' · '))
+  local outcome = answer.outcome
+  if type(outcome) ~= 'table' then return say(said) end
+  -- An EvoCodeBench case: its tests ran on the body; a failure's output goes to a split.
+  if outcome.passed then return say(('%s · %d test(s) passed'):format(said, #(outcome.tests or {}))) end
+  local first = type(outcome.firstFailure) == 'string' and (': ' .. outcome.firstFailure) or ''
+  say(('%s · %s%s'):format(said, outcome.status, first))
+  local views = require('crossfile.views')
+  views.render('tests', views.outcome_text(answer))
 end
 
 local function compare_command(opts)

@@ -86,7 +86,9 @@ local function open(c, answer)
 end
 
 --- Replays a case: opts.cases (file), opts.repos (folder), opts.case (id, or 0-based index),
---- opts.format ('cceval' | 'repoeval', optional), opts.in_place (optional). Returns the case table.
+--- opts.format ('cceval' | 'repoeval' | 'evocodebench', optional), opts.in_place (optional);
+--- for EvoCodeBench, opts.setting ('baseline' | 'local_completion' | 'local_infilling'), opts.envs
+--- (the environments' folder) and opts.max_new_tokens, all optional. Returns the case table.
 function M.replay(opts)
   vim.validate({ opts = { opts, 'table' } })
   if type(opts.cases) ~= 'string' or type(opts.repos) ~= 'string' or opts.case == nil then
@@ -99,6 +101,9 @@ function M.replay(opts)
     case = opts.case,
     format = opts.format,
     inPlace = opts.in_place or nil,
+    setting = opts.setting,
+    envs = opts.envs and absolute(opts.envs) or nil,
+    maxNewTokens = opts.max_new_tokens,
   }
   local answer = client.execute(c, 'crossfile.replayCase', argument)
   M.last_args = { cases = argument.cases, repos = argument.repos }

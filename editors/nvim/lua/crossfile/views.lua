@@ -102,6 +102,18 @@ local function where(answer)
   return at
 end
 
+--- An EvoCodeBench body's tests (a score or compare answer's `outcome`) into builder `b`.
+local function outcome(b, o, indent)
+  if type(o) ~= 'table' then return end
+  local recall = type(o.recall) == 'number' and (' · recall ' .. number(o.recall)) or ''
+  b.add(indent .. 'tests: ' .. tostring(o.status) .. recall, o.passed and 'CrossfileInsert' or 'CrossfileDelete')
+  if type(o.message) == 'string' then b.add(indent .. '  ' .. o.message) end
+  for _, t in ipairs(o.tests or {}) do
+    b.add(('%s  %s: %s (%s s)'):format(indent, t.id, t.status, number(t.secs)))
+    if t.status ~= 'pass' then b.block(t.output or '', indent .. '    ') end
+  end
+end
+
 --- The lines of a crossfile.compare answer (and its highlights and links).
 function M.compare_text(answer)
   local b = builder()
@@ -129,8 +141,23 @@ function M.compare_text(answer)
       b.add('  latency: ' .. number(r.latencyMs) .. ' ms')
       local m = metrics_line(r.metrics)
       if m then b.add('  metrics: ' .. m) end
+      if r.body then
+        b.add('  body tested:')
+        b.block(r.body, '    ')
+      end
+      outcome(b, r.outcome, '  ')
     end
   end
+  return b
+end
+
+--- The lines of a crossfile.score answer for an EvoCodeBench case: the body and its tests.
+function M.outcome_text(answer)
+  local b = builder()
+  b.add(('Crossfile tests of case %s (scored %s)'):format(answer.caseId, answer.scored or '?'), 'CrossfileTitle')
+  b.add('  body tested:')
+  b.block(answer.prediction or '', '    ')
+  outcome(b, answer.outcome, '  ')
   return b
 end
 

@@ -1,0 +1,52 @@
+-- Replaying an EvoCodeBench case in Neovim (the real server, the embedded model, the DEV
+-- repositories and their environments): the file opens with the body removed, the requirement
+-- as the docstring and the cursor at the body; :CrossfileScore runs the case's tests on what the
+-- buffer holds and shows a failure's output in a split.
+
+local H = require('helpers')
+
+describe('evocodebench replay', function()
+  local child
+  setup(function()
+    child = H.nvim()
+    H.setup(child, H.settings())
+  end)
+  teardown(function() child.stop() end)
+
+  it('opens a case at its body, and :CrossfileScore tests the typed body and shows the failure', function()
+    local cases = vim.fs.joinpath(H.shared, 'bench', 'evocodebench', 'dev.jsonl')
+    local record = vim.json.decode(vim.fn.readfile(cases)[1])
+    local got = child.lua([[
+      local cf = require('crossfile')
+      local case = cf.replay({ cases = select(1, ...), repos = select(2, ...), envs = select(3, ...), case = 0,
+        format = 'evocodebench', max_new_tokens = 16 })
+      local buf = vim.api.nvim_get_current_buf()
+      local ghost = vim.wait(120000, function() return cf.suggestion(buf) ~= nil end, 50)
+      local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
+      local cursor = vim.api.nvim_win_get_cursor(0)
+      local row, col = require('crossfile.position').to_buffer(buf, require('crossfile.replay').current.position)
+      vim.api.nvim_buf_set_text(buf, row, col, row, col, { "raise RuntimeError('not the body')" })
+      vim.cmd('CrossfileScore')
+      local view = vim.fn.bufnr('crossfile://tests')
+      local shown = view > 0 and vim.api.nvim_buf_get_lines(view, 0, -1, false) or {}
+      local notes = {}
+      for _, n in ipairs(package.loaded.crossfile_notes) do notes[#notes + 1] = n.msg end
+      return { case = case, ghost = ghost, text = text, cursor = cursor, indent = col, shown = shown,
+               visible = view > 0 and vim.fn.bufwinid(view) ~= -1, notes = notes }
+    ]], cases, H.bench_repos, H.envs)
+    assert.equal(record.namespace, got.case.id)
+    assert.equal('evocodebench', got.case.benchmark)
+    assert.is_true(got.ghost, 'no ghost text within 120 s')
+    -- The requirement is the docstring; the cursor is after the body's indentation.
+    local first = vim.split(record.requirement.Functionality, '\n', { plain = true })[1]
+    assert.matches(vim.pesc(vim.trim(first)), got.text)
+    assert.equal(record.indent, got.indent)
+    -- The tests ran on the typed body: a failure, its test and its output in the tests split.
+    local shown = table.concat(got.shown, '\n')
+    assert.is_true(got.visible, 'no tests split')
+    assert.matches('tests: fail', shown, 1, true)
+    assert.matches(vim.pesc(record.tests[1]), shown)
+    assert.matches('not the body', shown, 1, true)
+    assert.matches('fail', got.notes[#got.notes], 1, true)
+  end)
+end)
