@@ -13,6 +13,7 @@ pub mod exec_score;
 pub mod exec_view;
 pub mod formats;
 mod jsonl;
+pub mod mine_functions;
 pub mod outputs;
 mod predictions;
 pub mod record;

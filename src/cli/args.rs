@@ -177,6 +177,9 @@ pub enum BenchCommand {
     Export(super::bench_export::BenchExportArgs),
     /// Mine CrossCodeEval-style line-completion cases (cursors before cross-file identifiers).
     Mine(super::bench_mine::BenchMineArgs),
+    /// Mine EvoCodeBench-style cases from a Python workspace's functions and its own tests (the
+    /// reference body passes them, the emptied body fails one).
+    MineFunctions(super::bench_mine_functions::BenchMineFunctionsArgs),
     /// Make one Python environment per repository of an execution-based benchmark (pinned
     /// requirement files; kept in the cache).
     SetupEnv(super::bench_setup_env::BenchSetupEnvArgs),

@@ -11,6 +11,7 @@ mod bench_harness;
 mod bench_lsp;
 mod bench_merge;
 mod bench_mine;
+mod bench_mine_functions;
 mod bench_model;
 mod bench_report;
 mod bench_run;
@@ -58,6 +59,7 @@ pub fn run() -> ExitCode {
         Command::Bench(args::BenchCommand::Compare(args)) => bench_compare::run(args),
         Command::Bench(args::BenchCommand::Export(args)) => bench_export::run(args),
         Command::Bench(args::BenchCommand::Mine(args)) => bench_mine::run(args),
+        Command::Bench(args::BenchCommand::MineFunctions(args)) => bench_mine_functions::run(args),
         Command::Bench(args::BenchCommand::SetupEnv(args)) => bench_setup_env::run(args),
         Command::Bench(args::BenchCommand::Merge(args)) => bench_merge::run(args),
         Command::Bench(args::BenchCommand::Harness(args)) => bench_harness::run(args),

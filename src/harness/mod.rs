@@ -17,7 +17,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 pub use copy::copy_tree;
-pub use isolate::{Ended, Sandbox};
+pub use isolate::{Ended, Ran, Sandbox};
 pub use outcome::{Outcome, Status, TestRun};
 
 /// The official limits: 20 s per test, 5 GB of memory.
@@ -71,6 +71,19 @@ pub struct Trial<'a> {
     /// pytest node ids, relative to the repository's root, run in order.
     pub tests: &'a [String],
     pub env: &'a PythonEnv,
+}
+
+/// A command run in a fresh copy of a repository ([`Harness::run_in_copy`]).
+pub struct InCopy<'a> {
+    pub program: &'a Path,
+    pub args: &'a [String],
+    /// Variables added to the tests' environment.
+    pub env: &'a [(String, String)],
+    /// Files written into the copy first: a path relative to its root, and the text.
+    pub files: &'a [(&'a str, &'a str)],
+    /// Folders of the copy put first on the import path (relative to its root).
+    pub import_first: &'a [&'a str],
+    pub limit: Duration,
 }
 
 /// Runs trials: where copies go, the sandbox, the per-test time limit.
@@ -168,6 +181,67 @@ impl Harness {
             tracing::warn!("could not remove a test copy: {e}");
         }
         outcome
+    }
+
+    /// Runs `command` in the sandbox, in a fresh copy of `repository` with `env`'s interpreter
+    /// first on PATH (as tests run), and gives `read` the copy's root and how the command ended
+    /// before the copy is removed. `Err` says why nothing could be run.
+    pub fn run_in_copy<T>(
+        &self,
+        repository: &Path,
+        env: &PythonEnv,
+        command: &InCopy,
+        cancel: &AtomicBool,
+        read: impl FnOnce(&Path, Ran) -> T,
+    ) -> Result<T, String> {
+        let work = tempfile::Builder::new()
+            .prefix("crossfile-run-")
+            .tempdir_in(&self.work_dir)
+            .map_err(|e| format!("cannot make a temporary folder: {e}"))?;
+        let root = work.path().join("repository");
+        copy_tree(repository, &root)
+            .map_err(|e| format!("cannot copy {}: {e}", repository.display()))?;
+        for (rel, text) in command.files {
+            let path = root.join(rel);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| format!("cannot write {rel} in the copy: {e}"))?;
+            }
+            std::fs::write(&path, text)
+                .map_err(|e| format!("cannot write {rel} in the copy: {e}"))?;
+        }
+        let mut vars = test_env(&root, env);
+        if let Some((_, python_path)) = vars.iter_mut().find(|(k, _)| k == "PYTHONPATH") {
+            let first: Vec<String> = command
+                .import_first
+                .iter()
+                .map(|dir| root.join(dir).display().to_string())
+                .collect();
+            if !first.is_empty() {
+                *python_path = format!("{}:{python_path}", first.join(":"));
+            }
+        }
+        vars.extend(command.env.iter().cloned());
+        let output = work.path().join("output.txt");
+        let read_only = [env.prefix.clone()];
+        let job = isolate::Job {
+            program: command.program,
+            args: command.args,
+            dir: &root,
+            env: &vars,
+            read_only: &read_only,
+            output: &output,
+            limit: command.limit,
+        };
+        let ran = self
+            .sandbox
+            .run(&job, cancel)
+            .map_err(|e| format!("cannot run {}: {e}", command.program.display()))?;
+        let result = read(&root, ran);
+        if let Err(e) = work.close() {
+            tracing::warn!("could not remove a copy: {e}");
+        }
+        Ok(result)
     }
 
     /// The copy with the completion spliced in: its root.

@@ -40,6 +40,7 @@ mod lsp_robustness;
 #[cfg(feature = "embedded")]
 mod lsp_score;
 mod metrics_conformance;
+mod mine_functions;
 mod model_fetch;
 mod nltk_tokens;
 mod okapi;
