@@ -18,6 +18,8 @@ const CASE_ID = env('E2E_CASE_ID');
 const CLI_ES = Number(env('E2E_CLI_ES'));
 const CLI_SUGGESTION = env('E2E_CLI_SUGGESTION');
 const ART = env('E2E_ARTIFACTS');
+const EVO_CASES = env('E2E_EVO_CASES');
+const EVO_CASE_ID = env('E2E_EVO_CASE_ID');
 mkdirSync(ART, { recursive: true });
 
 const COMPLETION_MS = 90_000;
@@ -185,6 +187,28 @@ test('Show Context shows the chunks and the exact prompt of the last completion'
   check(prompt.length > 100, `prompt is ${prompt.length} characters`);
   check((await frame.locator('.chunks a.chunk, .chunks .chunk').count()) > 0, 'no chunk listed');
   await shot('context');
+});
+
+test('An EvoCodeBench case opens at its body; Score runs its tests on the typed body and shows the failure', async () => {
+  await page.keyboard.press('Escape');
+  await palette('Crossfile: Replay Case');
+  await pick(EVO_CASES, EVO_CASES, 'cases file');
+  await pick(REPOS, REPOS, 'repositories folder');
+  await pick(EVO_CASE_ID, EVO_CASE_ID, 'case to replay');
+  // A body is suggested at the cursor (after the requirement's docstring).
+  await ghostText();
+  await page.keyboard.press('Escape');
+  await page.keyboard.type("raise RuntimeError('not the body')");
+  await palette('Crossfile: Score');
+  const note = page.locator('.notification-toast', { hasText: 'tests/test_' }).first();
+  await note.waitFor({ timeout: 120_000 });
+  const said = (await note.textContent()) ?? '';
+  check(/pass@1 0/.test(said) && /fail/.test(said), `the notification says ${JSON.stringify(said)}`);
+  await shot('evocodebench-score');
+  await note.locator('.monaco-button', { hasText: 'Show Output' }).first().click();
+  const output = page.locator('.part.panel .view-lines', { hasText: 'not the body' }).first();
+  await output.waitFor({ timeout: 20_000 });
+  await shot('evocodebench-output');
 });
 
 let passed = 0;
