@@ -79,7 +79,9 @@ export class Replay {
     }
     const row = await pickCase(rows);
     if (!row) return;
-    await this.open(await this.execute<ReplayAnswer>('crossfile.replayCase', { cases, repos, case: row.id }));
+    // The setting applies to EvoCodeBench cases only; the server ignores it for the others.
+    const setting = vscode.workspace.getConfiguration('crossfile').get<string>('replay.evocodebenchSetting');
+    await this.open(await this.execute<ReplayAnswer>('crossfile.replayCase', { cases, repos, case: row.id, setting }));
   }
 
   async step(command: 'crossfile.nextCase' | 'crossfile.previousCase'): Promise<void> {
