@@ -204,6 +204,19 @@ fn body(repos: &Path, case: &Value) -> String {
         .collect()
 }
 
+/// One `(namespace, completion)` per case, the completion made by `make`.
+fn per_case(cases: &[Value], make: impl Fn(&Value) -> String) -> Vec<(String, String)> {
+    cases
+        .iter()
+        .map(|c| (c["namespace"].as_str().expect("ns").to_string(), make(c)))
+        .collect()
+}
+
+/// A case's body indentation.
+fn pad(case: &Value) -> String {
+    " ".repeat(case["indent"].as_u64().expect("indent") as usize)
+}
+
 /// `bench score` of one body per case: Pass@1.
 fn pass_at_1(cases: &Path, repos: &Path, bodies: &[(String, String)], dir: &Path) -> Value {
     let predictions = dir.join("predictions.jsonl");
@@ -279,26 +292,9 @@ fn microagents_gives_back_its_dev_cases_and_its_mined_cases_behave() {
         );
     }
     // Scored as any EvoCodeBench file: the references pass, the emptied bodies fail.
-    let references: Vec<(String, String)> = cases
-        .iter()
-        .map(|c| {
-            (
-                c["namespace"].as_str().expect("ns").to_string(),
-                body(&repos, c),
-            )
-        })
-        .collect();
+    let references = per_case(&cases, |c| body(&repos, c));
     assert_eq!(pass_at_1(&out, &repos, &references, dir.path()), 1.0);
-    let emptied: Vec<(String, String)> = cases
-        .iter()
-        .map(|c| {
-            let pad = " ".repeat(c["indent"].as_u64().expect("indent") as usize);
-            (
-                c["namespace"].as_str().expect("ns").to_string(),
-                format!("{pad}return None\n"),
-            )
-        })
-        .collect();
+    let emptied = per_case(&cases, |c| format!("{}return None\n", pad(c)));
     assert_eq!(pass_at_1(&out, &repos, &emptied, dir.path()), 0.0);
 }
 
@@ -346,24 +342,9 @@ fn cases_mined_from_a_corpus_workspace_behave_the_same_way() {
         assert!(!case["tests"].as_array().expect("tests").is_empty());
     }
     let repos = corpus_dir();
-    let references: Vec<(String, String)> = cases
-        .iter()
-        .map(|c| {
-            (
-                c["namespace"].as_str().expect("ns").to_string(),
-                body(&repos, c),
-            )
-        })
-        .collect();
+    let references = per_case(&cases, |c| body(&repos, c));
     assert_eq!(pass_at_1(&out, &repos, &references, dir.path()), 1.0);
-    let stubs: Vec<(String, String)> = cases
-        .iter()
-        .map(|c| {
-            let pad = " ".repeat(c["indent"].as_u64().expect("indent") as usize);
-            let stub = format!("{pad}raise NotImplementedError\n");
-            (c["namespace"].as_str().expect("ns").to_string(), stub)
-        })
-        .collect();
+    let stubs = per_case(&cases, |c| format!("{}raise NotImplementedError\n", pad(c)));
     assert_eq!(pass_at_1(&out, &repos, &stubs, dir.path()), 0.0);
     assert!(before == tree_digest(&root), "the workspace was written");
 }
