@@ -7,7 +7,10 @@
 //! killed setup leaves no marker (the next one starts over). A repository with a `src/` layout
 //! and a build file is also installed into its environment, without dependencies and from a
 //! temporary copy, for tests that read its installed metadata; the harness puts the copy's
-//! `src/` first on the import path, so what the tests import is still the edited copy.
+//! `src/` first on the import path, so what the tests import is still the edited copy. When that
+//! install fails (a build that cannot run unattended, such as one that needs a variable set), the
+//! environment is still made, without it, and the failure is kept beside the marker and told as a
+//! warning each time: the tests import the sources from the copy all the same.
 
 use std::ffi::OsStr;
 use std::fs;
@@ -19,6 +22,9 @@ use crate::harness::{PythonEnv, copy_tree};
 
 /// The marker a finished environment holds.
 const MARKER: &str = ".crossfile-env";
+
+/// Beside the marker: why the repository itself is not installed in the environment.
+const NOT_INSTALLED: &str = ".crossfile-env-warning";
 
 /// Where one benchmark's environments live.
 #[derive(Clone, Debug)]
@@ -33,6 +39,14 @@ pub enum SetUp {
     Made,
     /// Already there for the same requirements and interpreter.
     Kept,
+}
+
+/// One environment set up: made or kept, and what the user should know about it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prepared {
+    pub how: SetUp,
+    /// What failed and what was done instead (the repository could not install itself).
+    pub warning: Option<String>,
 }
 
 /// Why an environment could not be made (the others are still made).
@@ -114,7 +128,7 @@ impl EnvStore {
         requirements: &Path,
         repository: &str,
         python: &str,
-    ) -> Result<SetUp, SetupError> {
+    ) -> Result<Prepared, SetupError> {
         let fail = |message: String| SetupError {
             repository: repository.to_string(),
             message,
@@ -131,7 +145,10 @@ impl EnvStore {
         );
         let dir = self.dir(repository);
         if fs::read_to_string(dir.join(MARKER)).is_ok_and(|m| m == marker) {
-            return Ok(SetUp::Kept);
+            return Ok(Prepared {
+                how: SetUp::Kept,
+                warning: fs::read_to_string(dir.join(NOT_INSTALLED)).ok(),
+            });
         }
         if dir.exists() {
             fs::remove_dir_all(&dir)
@@ -149,12 +166,30 @@ impl EnvStore {
             ))
         })?;
         let source = repos.join(repository);
-        if installs_itself(&source) {
-            install_copy(&env, &source).map_err(fail)?;
+        let mut warning = None;
+        if installs_itself(&source)
+            && let Err(failure) = install_copy(&env, &source)
+        {
+            let text = format!(
+                "installing {repository} itself into its environment failed ({failure}); the \
+                 environment has its requirements only: its tests import {repository}'s sources \
+                 from the tested copy (its root and src/ come first on the import path), but \
+                 nothing of {repository} is installed (no package metadata)"
+            );
+            fs::write(dir.join(NOT_INSTALLED), &text).map_err(|e| {
+                fail(format!(
+                    "cannot write {}: {e}",
+                    dir.join(NOT_INSTALLED).display()
+                ))
+            })?;
+            warning = Some(text);
         }
         fs::write(dir.join(MARKER), marker)
             .map_err(|e| fail(format!("cannot write {}: {e}", dir.join(MARKER).display())))?;
-        Ok(SetUp::Made)
+        Ok(Prepared {
+            how: SetUp::Made,
+            warning,
+        })
     }
 }
 
@@ -172,7 +207,7 @@ fn install_copy(env: &PythonEnv, source: &Path) -> Result<(), String> {
     let copy = temp.path().join("source");
     copy_tree(source, &copy).map_err(|e| format!("cannot copy {}: {e}", source.display()))?;
     pip_install(env, &[OsStr::new("--no-deps"), copy.as_os_str()])
-        .map_err(|e| format!("installing the repository itself failed: {e}"))
+        .map_err(|e| format!("pip install --no-deps: {e}"))
 }
 
 /// `pip install -q <args>` with the environment's own interpreter.
@@ -183,7 +218,7 @@ fn pip_install(env: &PythonEnv, args: &[&OsStr]) -> Result<(), String> {
     .map(drop)
 }
 
-/// Runs `command`: its stdout, or an error with the tail of its output.
+/// Runs `command`: its stdout, or an error with what its output says went wrong.
 fn run(command: &mut Command) -> Result<String, String> {
     let output = command.output().map_err(|e| e.to_string())?;
     if output.status.success() {
@@ -194,12 +229,38 @@ fn run(command: &mut Command) -> Result<String, String> {
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
-    let lines: Vec<&str> = text.trim_end().lines().collect();
-    Err(format!(
-        "{}: {}",
-        output.status,
-        lines[lines.len().saturating_sub(8)..].join("\n")
-    ))
+    Err(format!("{}: {}", output.status, telling_lines(&text)))
+}
+
+/// What an output says went wrong: its last Python exception line (a build's traceback ends
+/// with it, above pip's summary) and pip's own `ERROR:` lines, or else its last lines.
+fn telling_lines(text: &str) -> String {
+    let lines: Vec<&str> = text.trim_end().lines().map(str::trim).collect();
+    let mut telling: Vec<&str> = lines
+        .iter()
+        .rev()
+        .find(|line| is_exception_line(line))
+        .into_iter()
+        .copied()
+        .collect();
+    telling.extend(lines.iter().filter(|line| line.starts_with("ERROR:")));
+    if telling.is_empty() {
+        telling = lines[lines.len().saturating_sub(8)..].to_vec();
+    }
+    telling.join("\n")
+}
+
+/// `RuntimeError: …`, `ModuleNotFoundError: …`, `setuptools.errors.SetupError: …`.
+fn is_exception_line(line: &str) -> bool {
+    let name = line.split_once(':').map_or(line, |(name, _)| name);
+    let last = name.rsplit('.').next().unwrap_or(name);
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        && ["Error", "Exception", "Exit", "Interrupt"]
+            .iter()
+            .any(|suffix| last.ends_with(suffix))
 }
 
 #[cfg(test)]
@@ -233,6 +294,24 @@ mod tests {
             (with, without),
             (vec!["a".to_string()], vec!["b".to_string()])
         );
+    }
+
+    #[test]
+    fn a_failed_build_is_told_by_its_exception_and_pips_errors() {
+        let pip = "  ╰─> [21 lines of output]\n      Traceback (most recent call last):\n        \
+                   File \"<string>\", line 4, in <module>\n      \
+                   RuntimeError: set IRIS_ENV to build\n      [end of output]\n  \
+                   note: This error originates from a subprocess.\nerror: subprocess-exited-with-error\n\
+                   × Getting requirements to build wheel did not run successfully.\n";
+        assert_eq!(telling_lines(pip), "RuntimeError: set IRIS_ENV to build");
+        let missing = "Collecting numpy==0.0.1\nERROR: Could not find a version that satisfies \
+                       the requirement numpy==0.0.1\nERROR: No matching distribution found\n";
+        assert_eq!(
+            telling_lines(missing),
+            "ERROR: Could not find a version that satisfies the requirement numpy==0.0.1\n\
+             ERROR: No matching distribution found"
+        );
+        assert_eq!(telling_lines("one\ntwo\n"), "one\ntwo");
     }
 
     #[test]

@@ -118,18 +118,27 @@ pub fn run(args: &BenchMineFunctionsArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `python3` from PATH, as an environment (its prefix is the folder above its `bin`).
+/// `python3` from PATH, as an environment: the interpreter it runs (a launcher such as a pyenv
+/// shim is a script the sandbox could not run) and its prefix, as it reports them.
 fn system_python() -> anyhow::Result<PythonEnv> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let python = std::env::split_paths(&path)
-        .map(|dir| dir.join("python3"))
-        .find(|p| p.is_file())
+    let output = std::process::Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable); print(sys.prefix)"])
+        .output()
         .context("no python3 on PATH: give --env")?;
-    let prefix = python
-        .parent()
-        .and_then(Path::parent)
-        .map_or_else(|| PathBuf::from("/usr"), Path::to_path_buf);
-    Ok(PythonEnv { python, prefix })
+    anyhow::ensure!(
+        output.status.success(),
+        "python3 failed: {}",
+        String::from_utf8_lossy(&output.stderr).trim()
+    );
+    let text = String::from_utf8(output.stdout).context("python3's paths are not UTF-8")?;
+    let mut lines = text.lines();
+    match (lines.next(), lines.next()) {
+        (Some(python), Some(prefix)) if !python.is_empty() => Ok(PythonEnv {
+            python: PathBuf::from(python),
+            prefix: PathBuf::from(prefix),
+        }),
+        _ => anyhow::bail!("python3 did not name its interpreter: give --env"),
+    }
 }
 
 fn write_cases(out: &Path, records: &[serde_json::Value]) -> anyhow::Result<()> {

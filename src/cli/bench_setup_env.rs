@@ -53,8 +53,15 @@ pub fn run(args: &BenchSetupEnvArgs) -> anyhow::Result<()> {
     let mut failed = Vec::new();
     for (done, name) in planned.iter().enumerate() {
         match store.set_up(&args.repos, &args.requirements, name, &args.python) {
-            Ok(SetUp::Made) => eprintln!("made  {name}"),
-            Ok(SetUp::Kept) => eprintln!("kept  {name} (already set up)"),
+            Ok(prepared) => {
+                match prepared.how {
+                    SetUp::Made => eprintln!("made  {name}"),
+                    SetUp::Kept => eprintln!("kept  {name} (already set up)"),
+                }
+                if let Some(warning) = prepared.warning {
+                    eprintln!("warning {name}: {warning}");
+                }
+            }
             Err(e) => {
                 eprintln!("error {e}");
                 failed.push(name.clone());

@@ -1,8 +1,10 @@
-//! Running one untrusted command in a sandbox: bubblewrap (`bwrap`, Flatpak's sandbox) gives it a
-//! read-only view of the machine, its repository copy and a private `/tmp` as the only places it
-//! can write, a network namespace with only loopback up, its own PID namespace (everything it
-//! starts dies with it), no environment but what is set here, and an address-space limit. The
-//! command runs in its own process group; at the time limit the whole group is killed.
+//! Running one untrusted command in a sandbox: bubblewrap (`bwrap`, Flatpak's sandbox) gives it
+//! only what a test needs, read-only ([`super::view`]: the system's programs and libraries, a few
+//! files of `/etc`, its Python environment), its repository copy and a private `/tmp` as the only
+//! places it can write, a network namespace with only loopback up, its own PID namespace
+//! (everything it starts dies with it) and session (no controlling terminal), no environment but
+//! what is set here, and an address-space limit. The command runs in its own process group; at
+//! the time limit the whole group is killed.
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
@@ -11,6 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+use super::view::{self, Mount};
 
 /// How a sandboxed command ended.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,7 +47,8 @@ pub struct Sandbox {
 pub const TAIL_BYTES: u64 = 4096;
 
 /// One command to run: `program args…` in `dir` (the writable copy), with `env` only, and
-/// `read_only` folders (the interpreter's environment) visible even where `/tmp` is replaced.
+/// `read_only` folders (the interpreter's environment, [`view::python`]) visible besides the
+/// system part.
 pub struct Job<'a> {
     pub program: &'a Path,
     pub args: &'a [String],
@@ -58,21 +63,36 @@ impl Sandbox {
     /// The `bwrap` command line for `job` (everything before the program is the sandbox).
     fn command(&self, job: &Job) -> Command {
         let mut command = Command::new(&self.bwrap);
+        // bubblewrap itself gets no environment: its process stays in the sandbox as PID 1, and
+        // `/proc/1/environ` would show the sandbox what crossfile was started with (API keys).
+        command.env_clear();
         command.args([
             "--die-with-parent",
+            "--new-session",
             "--unshare-net",
             "--unshare-pid",
             "--unshare-ipc",
             "--unshare-uts",
-            "--ro-bind",
-            "/",
-            "/",
+        ]);
+        for mount in view::system() {
+            match mount {
+                Mount::ReadOnly(path) => {
+                    command.arg("--ro-bind-try").arg(&path).arg(&path);
+                }
+                Mount::Symlink { path, target } => {
+                    command.arg("--symlink").arg(target).arg(path);
+                }
+            }
+        }
+        command.args([
             "--dev",
             "/dev",
             "--proc",
             "/proc",
             "--tmpfs",
             "/tmp",
+            "--tmpfs",
+            "/var/tmp",
             "--tmpfs",
             "/dev/shm",
             "--clearenv",

@@ -2,7 +2,8 @@
 //! generated function body is spliced into a fresh copy of its repository exactly as the
 //! benchmark's `pass_k.py` does ([`splice`]), and the case's tests run one by one, in order,
 //! each in a sandbox ([`isolate`]) with a time limit, stopping at the first that does not pass.
-//! The original repository is only read; the copy is removed afterwards.
+//! The original repository is only read, by the harness (the sandbox does not show it); the copy
+//! is removed afterwards.
 //!
 //! Nothing here knows a benchmark's record format: the caller says which lines the body
 //! replaces, its indentation, the tests and the Python environment.
@@ -11,6 +12,7 @@ mod copy;
 pub mod isolate;
 mod outcome;
 pub mod splice;
+pub mod view;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -43,13 +45,16 @@ pub enum HarnessError {
 pub struct PythonEnv {
     /// Its interpreter (`<prefix>/bin/python`).
     pub python: PathBuf,
-    /// Its folder: visible read-only inside the sandbox wherever it lives.
+    /// Its folder: visible read-only inside the sandbox wherever it lives, with the installation
+    /// of the interpreter it was made from ([`view::python`]).
     pub prefix: PathBuf,
 }
 
 impl PythonEnv {
-    /// The virtual environment at `prefix`.
+    /// The virtual environment at `prefix` (made absolute: the sandbox runs in another folder).
     pub fn venv(prefix: &Path) -> PythonEnv {
+        let prefix = std::path::absolute(prefix).unwrap_or_else(|_| prefix.to_path_buf());
+        let prefix = prefix.as_path();
         PythonEnv {
             python: prefix.join("bin").join("python"),
             prefix: prefix.to_path_buf(),
@@ -223,7 +228,7 @@ impl Harness {
         }
         vars.extend(command.env.iter().cloned());
         let output = work.path().join("output.txt");
-        let read_only = [env.prefix.clone()];
+        let read_only = view::python(env).map_err(|e| e.to_string())?;
         let job = isolate::Job {
             program: command.program,
             args: command.args,
@@ -282,9 +287,12 @@ impl Harness {
         on_test: &dyn Fn(usize, &str),
         started: Instant,
     ) -> Outcome {
+        let read_only = match view::python(trial.env) {
+            Ok(read_only) => read_only,
+            Err(e) => return Outcome::error(e.to_string()),
+        };
         let env = test_env(root, trial.env);
         let output = work.join("output.txt");
-        let read_only = [trial.env.prefix.clone()];
         let mut runs = Vec::new();
         for (number, id) in trial.tests.iter().enumerate() {
             on_test(number, id);

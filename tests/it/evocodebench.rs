@@ -9,7 +9,9 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
-use crate::support::{bench_repos, copy_tree, crossfile, shared_dir, stderr, stdout};
+use crate::support::{
+    bench_repos, copy_tree, crossfile, crossfile_with_env, shared_dir, stderr, stdout,
+};
 
 fn evo_dir() -> PathBuf {
     shared_dir().join("bench").join("evocodebench")
@@ -256,21 +258,49 @@ fn the_official_gpt4_completions_score_as_replay_measured_them_case_by_case() {
     }
 }
 
-/// The case the hostile bodies replace: `SQLiteMemoization._compute_hash`, whose test calls it.
+/// The case the hostile bodies replace: `SQLiteMemoization._compute_hash`, whose test passes
+/// when it returns any string.
 const HOSTILE_CASE: &str = "memoize.SQLiteMemoization._compute_hash";
 
+/// A probe: a body that looks for what the sandbox must hide, raises with what it found (so the
+/// test fails and its output, which run files and editors keep, would show it), and otherwise
+/// returns a string (so the case's test passes).
+fn probe(search: &str) -> String {
+    format!(
+        "found = []\n{search}if found:\n    raise AssertionError('seen: %r' % (found,))\nreturn 'x'\n"
+    )
+}
+
+/// Runs a probe body as a plain function with `python`, outside any sandbox, with `env` added:
+/// whether it found something (the probe's own control: it can see what it looks for).
+fn probe_finds_outside(python: &Path, body: &str, env: &[(&str, &str)]) -> bool {
+    let indented: String = body.lines().map(|line| format!("    {line}\n")).collect();
+    let script = format!("def probe():\n{indented}\nprobe()\n");
+    let out = std::process::Command::new(python)
+        .args(["-c", &script])
+        .envs(env.iter().copied())
+        .output()
+        .expect("run the probe");
+    let found = String::from_utf8_lossy(&out.stderr).contains("seen:");
+    assert!(found || out.status.success(), "{out:?}");
+    found
+}
+
 #[test]
-fn hostile_bodies_time_out_and_touch_neither_the_repository_nor_the_network() {
+fn generated_bodies_see_neither_the_home_folder_nor_secrets_the_host_nor_the_repository() {
     environments();
-    // A private copy of the repository outside /tmp (which the sandbox replaces), so that a
-    // failed isolation would show, and could only harm the copy.
+    // Everything the probes look for lives outside /tmp (which the sandbox replaces), so that only
+    // the sandbox's view of the machine can hide it.
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(home.join(".ssh")).expect("mkdir");
+    let key = home.join(".ssh").join("id_ed25519");
+    std::fs::write(&key, "crossfile-probe-home-key\n").expect("plant the key");
+    std::fs::write(home.join(".bash_history"), "crossfile-probe-history\n").expect("history");
     let repos = dir.path().join("repos");
     std::fs::create_dir(&repos).expect("mkdir");
-    copy_tree(
-        &bench_repos().join("microagents"),
-        &repos.join("microagents"),
-    );
+    let original = repos.join("microagents");
+    copy_tree(&bench_repos().join("microagents"), &original);
     let before = tree_hashes(&repos);
     let record = records()
         .into_iter()
@@ -282,50 +312,127 @@ fn hostile_bodies_time_out_and_touch_neither_the_repository_nor_the_network() {
     listener.set_nonblocking(true).expect("nonblocking");
     let port = listener.local_addr().expect("addr").port();
     let outside = dir.path().join("escaped.txt");
-    let hostile = format!(
-        "import shutil, socket, urllib.request\n\
+    const ENV_SECRET: &str = "crossfile-probe-env-secret";
+
+    let home_probe = probe(&format!(
+        "import os\n\
+         for path in [{key:?}, {history:?}, '/etc/shadow']:\n    \
+             try:\n        found.append(open(path).read())\n    except OSError:\n        pass\n\
+         try:\n    found.extend(os.listdir({home:?}))\nexcept OSError:\n    pass\n",
+        key = key.to_string_lossy(),
+        history = home.join(".bash_history").to_string_lossy(),
+        home = home.to_string_lossy(),
+    ));
+    let env_probe = probe(&format!(
+        "import glob, os\n\
+         found.extend(k for k, v in os.environ.items() if {ENV_SECRET:?} in v)\n\
+         for path in glob.glob('/proc/*/environ'):\n    \
+             try:\n        \
+                 if {ENV_SECRET:?}.encode() in open(path, 'rb').read():\n            \
+                     found.append(path)\n    \
+             except OSError:\n        pass\n"
+    ));
+    let host_probe = probe(&format!(
+        "import socket, urllib.request\n\
+         try:\n    socket.create_connection(('127.0.0.1', {port}), timeout=2).sendall(b'escaped')\n    \
+             found.append('the host listener')\nexcept OSError:\n    pass\n\
+         try:\n    urllib.request.urlopen('http://example.com', timeout=2)\n    \
+             found.append('the internet')\nexcept OSError:\n    pass\n"
+    ));
+    let repository_probe = probe(&format!(
+        "import os, shutil\n\
          shutil.rmtree({original:?}, ignore_errors=True)\n\
-         try:\n    open({outside:?}, 'w').write('escaped')\nexcept OSError:\n    pass\n\
-         try:\n    socket.create_connection(('127.0.0.1', {port}), timeout=2).sendall(b'escaped')\n\
+         try:\n    open({outside:?}, 'w').write('escaped')\n    found.append('wrote outside')\n\
          except OSError:\n    pass\n\
-         try:\n    urllib.request.urlopen('http://example.com', timeout=2)\n    raise SystemExit(99)\n\
-         except OSError:\n    pass\n\
-         return 'x'\n",
-        original = repos.join("microagents").to_string_lossy(),
+         try:\n    found.extend(os.listdir({original:?}))\nexcept OSError:\n    pass\n",
+        original = original.to_string_lossy(),
         outside = outside.to_string_lossy(),
+    ));
+
+    // Each probe can find what it looks for when nothing hides it.
+    let python = env_cache().join("envs/evocodebench/microagents/bin/python");
+    assert!(probe_finds_outside(&python, &home_probe, &[]), "home");
+    assert!(
+        probe_finds_outside(&python, &env_probe, &[("CROSSFILE_PROBE_KEY", ENV_SECRET)]),
+        "environment"
     );
-    let forever = "while True:\n    pass\n".to_string();
-    let predictions = dir.path().join("hostile.jsonl");
-    write_completions(
-        &predictions,
+    assert!(probe_finds_outside(&python, &host_probe, &[]), "host");
+    let _ = listener.accept(); // the control's own connection
+
+    let reference = reference_body(&bench_repos(), &record);
+    let bodies = [
+        ("reference", reference),
+        ("plain", "return 'x'\n".to_string()),
+        ("home", home_probe),
+        ("environment", env_probe),
+        ("host", host_probe),
+        ("repository", repository_probe),
+        ("forever", "while True:\n    pass\n".to_string()),
+    ];
+    let predictions = dir.path().join("probes.jsonl");
+    let completions: Vec<(String, String)> = bodies
+        .iter()
+        .map(|(_, body)| (HOSTILE_CASE.to_string(), body.clone()))
+        .collect();
+    write_completions(&predictions, &completions);
+    let (cases, repos_arg, predictions) = (
+        cases.to_string_lossy().into_owned(),
+        repos.to_string_lossy().into_owned(),
+        predictions.to_string_lossy().into_owned(),
+    );
+    let out = crossfile_with_env(
         &[
-            (HOSTILE_CASE.to_string(), hostile),
-            (HOSTILE_CASE.to_string(), forever),
+            "bench",
+            "score",
+            "--format",
+            "evocodebench",
+            "--cases",
+            &cases,
+            "--repos",
+            &repos_arg,
+            "--predictions",
+            &predictions,
+            "--json",
+            "--test-timeout",
+            "4",
+            "--k",
+            "1",
+        ],
+        &env_cache(),
+        &[
+            ("HOME", &home.to_string_lossy()),
+            ("CROSSFILE_PROBE_KEY", ENV_SECRET),
         ],
     );
-    let (document, log) = score(
-        &cases,
-        &repos,
-        &predictions,
-        &["--test-timeout", "4", "--k", "1,2"],
-        &env_cache(),
-    );
+    let (document_text, log) = (stdout(&out), stderr(&out));
+    let document: Value = serde_json::from_str(&document_text).unwrap_or(Value::Null);
     let case = &document["per_case"][0];
-    assert_eq!(case["outcomes"][1], "timeout", "{log}");
-    assert_eq!(
-        case["n"], 2,
-        "a time-out is scored (a failure), not an error: {log}"
-    );
-    assert!(!outside.exists(), "the body wrote outside its copy");
-    let mut stream = listener.accept().map(|(s, _)| s);
-    if let Ok(stream) = stream.as_mut() {
+    assert_eq!(case["n"], bodies.len(), "{log}");
+    for (i, (name, _)) in bodies.iter().enumerate() {
+        let want = if *name == "forever" {
+            "timeout"
+        } else {
+            "pass"
+        };
+        assert_eq!(case["outcomes"][i], want, "{name}: {document_text}\n{log}");
+    }
+    for secret in [
+        "crossfile-probe-home-key",
+        "crossfile-probe-history",
+        "id_ed25519",
+    ] {
+        assert!(
+            !document_text.contains(secret) && !log.contains(secret),
+            "{secret} shown"
+        );
+    }
+    assert!(!outside.exists(), "a body wrote outside its copy");
+    if let Ok((mut stream, _)) = listener.accept() {
         let mut got = Vec::new();
         stream.read_to_end(&mut got).ok();
-        panic!("the body reached the host's 127.0.0.1: {got:?}");
+        panic!("a body reached the host's 127.0.0.1: {got:?}");
     }
     assert!(before == tree_hashes(&repos), "the repository changed");
-    // The body ran to its end (its test checks the return value) and found no network.
-    assert_eq!(case["outcomes"][0], "pass", "{log}");
 }
 
 #[test]
@@ -576,4 +683,92 @@ fn a_greedy_run_with_retrieval_prompts_with_the_code_above_and_tests_the_body() 
             "{sha}"
         );
     }
+}
+
+/// A repository whose own build raises unless a variable is set (as open-iris's `setup.py` does):
+/// its environment is made all the same, with a warning, and its cases run like any other.
+#[test]
+fn a_repository_whose_build_raises_gets_an_environment_and_its_cases_run() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
+    let repo = dir.path().join("repos").join("unbuildable");
+    for folder in ["src/unbuildable", "tests"] {
+        std::fs::create_dir_all(repo.join(folder)).expect("mkdir");
+    }
+    std::fs::write(
+        repo.join("setup.py"),
+        "import os\nfrom setuptools import setup\n\
+         if 'UNBUILDABLE_ENV' not in os.environ:\n    \
+             raise RuntimeError('set UNBUILDABLE_ENV to build')\n\
+         setup(name='unbuildable', packages=['unbuildable'], package_dir={'': 'src'})\n",
+    )
+    .expect("setup.py");
+    std::fs::write(
+        repo.join("src/unbuildable/__init__.py"),
+        "def double(x):\n    \"\"\"Twice x.\"\"\"\n    return 2 * x\n",
+    )
+    .expect("module");
+    std::fs::write(
+        repo.join("tests/test_double.py"),
+        "from unbuildable import double\n\n\ndef test_double():\n    assert double(3) == 6\n",
+    )
+    .expect("test");
+    let requirements = dir.path().join("requirements");
+    std::fs::create_dir(&requirements).expect("mkdir");
+    std::fs::write(requirements.join("unbuildable.txt"), "pytest==7.4.4\n").expect("pins");
+    let cache = dir.path().join("cache");
+    let repos = dir.path().join("repos").to_string_lossy().into_owned();
+    let requirements = requirements.to_string_lossy().into_owned();
+    let set_up = || {
+        let args = [
+            "bench",
+            "setup-env",
+            "--format",
+            "evocodebench",
+            "--repos",
+            &repos,
+            "--requirements",
+            &requirements,
+        ];
+        let out = crossfile(&args, &cache);
+        assert!(out.status.success(), "setup-env: {}", stderr(&out));
+        stderr(&out)
+    };
+    for (round, done) in [(1, "made  unbuildable"), (2, "kept  unbuildable")] {
+        let log = set_up();
+        assert!(log.contains(done), "round {round}: {log}");
+        // What failed (the build's own message) and what was done instead.
+        for said in [
+            "warning unbuildable: installing unbuildable itself",
+            "set UNBUILDABLE_ENV to build",
+            "its tests import unbuildable's sources",
+        ] {
+            assert!(log.contains(said), "round {round}: {said:?} not in {log}");
+        }
+    }
+
+    let record = json!({
+        "namespace": "unbuildable.double", "type": "function",
+        "completion_path": "unbuildable/src/unbuildable/__init__.py",
+        "signature_position": [1, 1], "body_position": [3, 3],
+        "dependency": {"intra_class": [], "intra_file": [], "cross_file": []},
+        "tests": ["tests/test_double.py::test_double"],
+        "requirement": {"Functionality": "Doubles a number.\n", "Arguments": ":param x: a number"},
+        "indent": 4
+    });
+    let cases = dir.path().join("cases.jsonl");
+    std::fs::write(&cases, record.to_string() + "\n").expect("cases");
+    let predictions = dir.path().join("predictions.jsonl");
+    write_completions(
+        &predictions,
+        &[
+            ("unbuildable.double".into(), "return 2 * x\n".into()),
+            ("unbuildable.double".into(), "return x\n".into()),
+        ],
+    );
+    let (document, log) = score(&cases, Path::new(&repos), &predictions, &[], &cache);
+    assert_eq!(
+        document["per_case"][0]["outcomes"],
+        json!(["pass", "fail"]),
+        "{log}"
+    );
 }

@@ -238,8 +238,32 @@ fn evocodebench_cases_replayed_and_scored_in_the_editor_agree_with_bench_run() {
         .unwrap_or("");
     assert!(output.contains("not the body"), "{failed}");
 
+    // A typed body that reads a key from a home folder outside /tmp and prints it in its
+    // output: the sandbox shows no such folder, so the output names only the error.
+    let home = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("home");
+    let key = home.path().join("id_ed25519");
+    std::fs::write(&key, "crossfile-probe-editor-key\n").expect("plant the key");
+    let lines = [
+        "try:".to_string(),
+        format!("    secret = open({:?}).read()", key.to_string_lossy()),
+        "except OSError as error:".into(),
+        "    raise RuntimeError('hidden: %s' % type(error).__name__)".into(),
+        "raise RuntimeError('seen: ' + secret)".into(),
+    ];
+    let probe = lines.join(&format!("\n{}", " ".repeat(indent)));
+    set_text(&mut client, &uri, 5, &insert_at(&text, &position, &probe));
+    let probed = score(&mut client);
+    let output = probed["outcome"]["tests"][0]["output"]
+        .as_str()
+        .unwrap_or("");
+    assert!(output.contains("hidden: FileNotFoundError"), "{probed}");
+    assert!(
+        !probed.to_string().contains("crossfile-probe-editor-key"),
+        "{probed}"
+    );
+
     // Each retriever's body tested at the case's cursor; bm25's is the run's.
-    set_text(&mut client, &uri, 5, &text);
+    set_text(&mut client, &uri, 6, &text);
     let compared = client.execute(
         "crossfile.compare",
         json!({"uri": uri, "position": position, "retrievers": ["none", "bm25"]}),
@@ -257,7 +281,7 @@ fn evocodebench_cases_replayed_and_scored_in_the_editor_agree_with_bench_run() {
 
     // A body that would run for a minute: cancelled through its progress token, it stops.
     let slow = format!("import time\n{}time.sleep(60)", " ".repeat(indent));
-    set_text(&mut client, &uri, 6, &insert_at(&text, &position, &slow));
+    set_text(&mut client, &uri, 7, &insert_at(&text, &position, &slow));
     let id = client.start_request(
         "workspace/executeCommand",
         json!({"command": "crossfile.score",

@@ -293,11 +293,17 @@ impl Workspace {
 
 /// Runs the `crossfile` binary with an isolated cache and config.
 pub fn crossfile(args: &[&str], cache: &Path) -> Output {
+    crossfile_with_env(args, cache, &[])
+}
+
+/// [`crossfile`] with `env` added to its environment.
+pub fn crossfile_with_env(args: &[&str], cache: &Path, env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_crossfile"))
         .args(args)
         .env("CROSSFILE_CACHE_DIR", cache)
         .env("CROSSFILE_CONFIG", cache.join("no-user-config.toml"))
         .env_remove("CROSSFILE_LOG")
+        .envs(env.iter().copied())
         .output()
         .expect("run crossfile")
 }
