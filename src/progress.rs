@@ -13,6 +13,10 @@ pub enum ProgressEvent {
     Advance {
         done: u64,
     },
+    /// The work moved on to a stage told in words (`verifying`), its units all done.
+    Stage {
+        name: &'static str,
+    },
     End,
 }
 

@@ -1,5 +1,8 @@
-//! `llamacpp`: the upstream llama.cpp server (`llama-server`): `/completion` for a prompt, and
-//! `/infill` when the request carries fill-in-the-middle parts.
+//! `llamacpp`: the upstream llama.cpp server (`llama-server`): `/completion` for crossfile's own
+//! prompt (whatever its template and layout), or, with `backend.fim = "infill"`, `/infill` for a
+//! fill-in-the-middle request: the text before and after the cursor and the retrieved chunks as
+//! `input_extra`, which the server lays out itself (Qwen's repository-level format for such a
+//! vocabulary, its own placeholder names and budget), as llama.vim and llama.vscode send.
 //!
 //! Both are greedy (`temperature: 0`, `repeat_penalty: 1.0`; a sampled request sends its
 //! `temperature`, `top_p` and `seed`) and ask the server to reuse its KV
@@ -17,15 +20,16 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-use super::BackendSettings;
 use super::stop::cut_at_stop;
 use super::{Backend, BackendError, GenerateRequest, Generation};
+use super::{BackendSettings, FimRoute};
 use crate::http::{HttpClient, HttpError};
 
 /// `/completion` and `/infill`.
 #[derive(Debug)]
 pub struct LlamaCppBackend {
     http: HttpClient,
+    fim: FimRoute,
 }
 
 #[derive(Serialize)]
@@ -39,10 +43,18 @@ struct CompletionBody<'a> {
 struct InfillBody<'a> {
     input_prefix: &'a str,
     input_suffix: &'a str,
+    input_extra: Vec<Extra<'a>>,
     /// The text after the FIM middle token; empty, the middle is generated from scratch.
     prompt: &'a str,
     #[serde(flatten)]
     decoding: Decoding<'a>,
+}
+
+/// One chunk of `input_extra`.
+#[derive(Serialize)]
+struct Extra<'a> {
+    filename: &'a str,
+    text: &'a str,
 }
 
 /// How both endpoints decode: greedy or the request's sampling, no repeat penalty, the request's stops, and the server's
@@ -109,6 +121,7 @@ impl LlamaCppBackend {
     pub fn new(settings: &BackendSettings) -> Result<LlamaCppBackend, BackendError> {
         Ok(LlamaCppBackend {
             http: HttpClient::new(settings.http())?,
+            fim: settings.fim,
         })
     }
 }
@@ -124,7 +137,11 @@ impl Backend for LlamaCppBackend {
         request: &GenerateRequest,
         cancel: &CancellationToken,
     ) -> Result<Generation, BackendError> {
-        let answer: Answer = match &request.fim {
+        let infill = request
+            .fim
+            .as_ref()
+            .filter(|_| self.fim == FimRoute::Infill);
+        let answer: Answer = match infill {
             None => {
                 let body = CompletionBody {
                     prompt: &request.prompt,
@@ -136,6 +153,14 @@ impl Backend for LlamaCppBackend {
                 let body = InfillBody {
                     input_prefix: &fim.prefix,
                     input_suffix: &fim.suffix,
+                    input_extra: fim
+                        .chunks
+                        .iter()
+                        .map(|c| Extra {
+                            filename: &c.filename,
+                            text: &c.text,
+                        })
+                        .collect(),
                     prompt: "",
                     decoding: Decoding::of(request),
                 };

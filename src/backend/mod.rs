@@ -32,7 +32,7 @@ pub use none::NoBackend;
 pub use ollama::OllamaBackend;
 pub use openai::{CHAT_INSTRUCTION, OpenAiBackend, OpenAiChatBackend, strip_code_fence};
 pub use sampling::{Sampling, SamplingError};
-pub use settings::BackendSettings;
+pub use settings::{BackendSettings, FimRoute};
 pub use tgi::TgiBackend;
 
 use crate::tokenize::Tokenizer;
@@ -89,7 +89,8 @@ pub struct GenerateRequest {
     /// The full prompt text (template applied).
     pub prompt: String,
     /// For servers with a native fill-in-the-middle route (llama.cpp `/infill`): the parts
-    /// before and after the cursor, the cross-file block included in `prefix`.
+    /// before and after the cursor and the chunks, for the server to lay out (`None` for a
+    /// template without fill-in-the-middle).
     pub fim: Option<FimParts>,
     pub max_tokens: u32,
     /// Generation stops before any of these.
@@ -117,11 +118,23 @@ pub struct GenerateRequest {
     pub sampling: Option<Sampling>,
 }
 
-/// The two sides of a fill-in-the-middle request.
+/// A fill-in-the-middle request's parts, for a server that lays the prompt out itself
+/// (llama-server's `/infill`, with `backend.fim = "infill"`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FimParts {
+    /// The file's text before the cursor, as the prompt keeps it.
     pub prefix: String,
+    /// The file's text after the cursor, as the prompt keeps it.
     pub suffix: String,
+    /// The retrieved chunks the prompt holds, best first (`input_extra`).
+    pub chunks: Vec<FimChunk>,
+}
+
+/// One retrieved chunk as a server's repository-level layout takes it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FimChunk {
+    pub filename: String,
+    pub text: String,
 }
 
 /// What a backend generated.

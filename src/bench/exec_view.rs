@@ -146,6 +146,7 @@ pub fn exec_view(
     Ok(ExecView {
         query: Query {
             path: path.clone(),
+            repo: case.repository.clone(),
             language: Some(Language::Python),
             cursor,
             left,

@@ -87,7 +87,7 @@ impl RunSettings {
         let embedded = settings.backend.kind == BackendKind::Embedded;
         let (model, model_sha256) = if embedded {
             let path = crate::model::resolve(
-                settings.model.path.as_deref(),
+                &settings.model,
                 &settings.index.cache_dir,
                 &Progress::none(),
             )?;

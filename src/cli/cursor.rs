@@ -30,7 +30,12 @@ pub fn query_at(
     let (abs, rel) = workspace::resolve_in_root(root, &file)?;
     let source = workspace::read_source(&abs, settings.index.workspace.max_file_bytes)?;
     let cursor = workspace::position_from_chars(&source.text, &rel, line, col)?;
-    let mut query = Query::new(&rel, &source.text, cursor)?;
+    let repo = root
+        .canonicalize()
+        .ok()
+        .and_then(|root| root.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_default();
+    let mut query = Query::new(&rel, &source.text, cursor)?.in_repo(&repo);
     query.reference = reference;
     Ok(AtCursor {
         query,

@@ -48,6 +48,7 @@ pub fn run() -> ExitCode {
         Command::Retrieve(args) => retrieve_cmd::run(args),
         Command::Complete(args) => complete_cmd::run(args),
         Command::Serve(args) => serve_cmd::run(args),
+        Command::Model(args::ModelCommand::List(args)) => model_cmd::list(args),
         Command::Model(args::ModelCommand::Fetch(args)) => model_cmd::fetch(args),
         Command::Bench(args::BenchCommand::Perf(args)) => perf::run(args),
         Command::Bench(args::BenchCommand::Model(args)) => bench_model::run(args),

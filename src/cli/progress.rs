@@ -33,6 +33,7 @@ fn bar(message: &'static str, template: &str) -> Progress {
     Progress::new(move |event| match event {
         ProgressEvent::Begin { total } => bar.set_length(total),
         ProgressEvent::Advance { done } => bar.set_position(done),
+        ProgressEvent::Stage { name } => bar.set_message(name),
         ProgressEvent::End => bar.finish_and_clear(),
     })
 }

@@ -13,15 +13,17 @@ use std::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 
-pub use setup::{backend_for, tokenizer_for};
+pub use setup::{backend_for, model_label, tokenizer_for};
 pub use steady::{Shown, SteadyBlocks};
 
-use crate::backend::{Backend, BackendError, FimParts, GenerateRequest, Generation, Sampling};
+use crate::backend::{
+    Backend, BackendError, FimChunk, FimParts, GenerateRequest, Generation, Sampling,
+};
 use crate::config::Settings;
 use crate::index::Snapshot;
 use crate::lang::Language;
 use crate::postprocess::{self, Unit};
-use crate::prompt::{self, Budget, Layout, Prompt, PromptInput, Template};
+use crate::prompt::{self, Budget, CrossfileLayout, Layout, Prompt, PromptInput, Template};
 use crate::retrieve::{Hit, Query, RetrieveError, Retriever};
 use crate::tokenize::Tokenizer;
 
@@ -69,12 +71,42 @@ pub fn template_for(settings: &Settings, tokenizer: &dyn Tokenizer) -> Template 
         .unwrap_or_else(|| Template::detect(tokenizer))
 }
 
+/// The layout is `prompt.layout` if set, else `repo` for Qwen's template with a vocabulary that
+/// has the repository-level tokens (what Qwen2.5-Coder was trained on), else `comment`. A `repo`
+/// layout asked of a vocabulary without those tokens would write them as plain text: it is
+/// `comment` then, with a warning.
+pub fn layout_for(
+    settings: &Settings,
+    tokenizer: &dyn Tokenizer,
+    template: Template,
+) -> CrossfileLayout {
+    let has_repo_tokens = [prompt::REPO_NAME, prompt::FILE_SEP]
+        .iter()
+        .all(|token| tokenizer.token_id(token).is_some());
+    match settings.prompt.layout {
+        Some(CrossfileLayout::Repo) if !has_repo_tokens => {
+            tracing::warn!(
+                "prompt.layout = \"repo\" needs a vocabulary with {} and {}; this model's has \
+                 none, so chunks are laid out as comments",
+                prompt::REPO_NAME,
+                prompt::FILE_SEP
+            );
+            CrossfileLayout::Comment
+        }
+        Some(layout) => layout,
+        None if has_repo_tokens && template == Template::Qwen => CrossfileLayout::Repo,
+        None => CrossfileLayout::Comment,
+    }
+}
+
 /// Completes with one backend, tokenizer and template.
 #[derive(Clone)]
 pub struct Completer {
     backend: Arc<dyn Backend>,
     tokenizer: Arc<dyn Tokenizer>,
     template: Template,
+    /// How retrieved chunks are written before the file's text.
+    layout: CrossfileLayout,
     budget: Budget,
     unit: Unit,
     /// Whether the backend may reuse a kept KV cache ([`GenerateRequest::reuse_kv`]).
@@ -101,10 +133,12 @@ impl Completer {
         tokenizer: Arc<dyn Tokenizer>,
     ) -> Completer {
         let template = template_for(settings, tokenizer.as_ref());
+        let layout = layout_for(settings, tokenizer.as_ref(), template);
         Completer {
             backend,
             tokenizer,
             template,
+            layout,
             budget: Budget {
                 context_tokens: settings.model.n_ctx,
                 max_new_tokens: settings.prompt.max_new_tokens,
@@ -248,7 +282,7 @@ impl Completer {
             .await
             .map_err(|e| CompleteError::Task(e.to_string()))??;
 
-        let mut request = self.request(&prompt);
+        let mut request = self.request(&prompt, &hits);
         request.fallback = fallback.as_ref().map(|(_, prompt)| prompt.text.clone());
         request.read_ahead = read_ahead;
         let started = Instant::now();
@@ -301,7 +335,7 @@ impl Completer {
             let started = Instant::now();
             let generation = bound_to_budget(
                 self.backend
-                    .generate(&self.request(&prompt), cancel)
+                    .generate(&self.request(&prompt, &completion.hits), cancel)
                     .await?,
                 self.budget.max_new_tokens,
             );
@@ -391,28 +425,46 @@ impl Completer {
         self.prompt_laid_out(query, hits, layout)
     }
 
-    fn prompt_laid_out(&self, query: &Query, hits: &[Hit], layout: Layout) -> Prompt {
+    fn prompt_laid_out(&self, query: &Query, hits: &[Hit], start: Layout) -> Prompt {
+        // Context a benchmark case provides (CrossCodeEval's own `crossfile_context`) keeps the
+        // benchmark's layout, so its prompts are the dataset's.
+        let layout = if hits.iter().any(|hit| hit.chunker.is_none()) {
+            CrossfileLayout::Comment
+        } else {
+            self.layout
+        };
         let input = PromptInput {
             language: query.language.unwrap_or(Language::Python),
             left: &query.left,
             right: &query.right,
             hits,
+            layout,
+            repo: &query.repo,
+            path: &query.path,
         };
         prompt::build_with(
             &input,
             self.template,
             self.tokenizer.as_ref(),
             self.budget,
-            layout,
+            start,
         )
     }
 
     /// The backend request for a prompt: the template's text, FIM parts for servers with a
     /// native infill route, and a newline stop when only a line is wanted.
-    fn request(&self, prompt: &Prompt) -> GenerateRequest {
+    fn request(&self, prompt: &Prompt, hits: &[Hit]) -> GenerateRequest {
         let fim = (self.template != Template::Plain).then(|| FimParts {
-            prefix: format!("{}{}", prompt.crossfile, prompt.left),
+            prefix: prompt.left.clone(),
             suffix: prompt.right.clone(),
+            chunks: hits
+                .iter()
+                .take(prompt.hits_used)
+                .map(|hit| FimChunk {
+                    filename: hit.path.clone(),
+                    text: hit.text.clone(),
+                })
+                .collect(),
         });
         let stop = if self.unit == Unit::Line {
             vec!["\n".to_string()]

@@ -68,14 +68,26 @@ pub fn tokenizer_for(
     Ok(Arc::new(GgufTokenizer::from_gguf(&path).map_err(config)?))
 }
 
+/// Which model answers, as a user names it: the catalogue's name, the GGUF file's name of
+/// `model.path`, or an HTTP backend's kind and model.
+pub fn model_label(settings: &Settings) -> String {
+    match settings.backend.kind {
+        BackendKind::Embedded => match &settings.model.path {
+            Some(path) => path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
+            None => settings.model.named.name.to_string(),
+        },
+        BackendKind::None => "none".to_string(),
+        kind => format!("{} {}", kind.name(), settings.backend.model),
+    }
+}
+
 fn model_path(
     settings: &Settings,
     progress: &Progress,
 ) -> Result<std::path::PathBuf, BackendError> {
-    model::resolve(
-        settings.model.path.as_deref(),
-        &settings.index.cache_dir,
-        progress,
-    )
-    .map_err(|e| BackendError::Config(e.to_string()))
+    model::resolve(&settings.model, &settings.index.cache_dir, progress)
+        .map_err(|e| BackendError::Config(e.to_string()))
 }

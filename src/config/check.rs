@@ -23,6 +23,8 @@ pub const TEMPLATES: &[&str] = &[
     "deepseek",
     "qwen",
 ];
+/// The layouts `[prompt] layout` may name.
+pub const LAYOUTS: &[&str] = &["auto", "comment", "repo"];
 /// The units `[postprocess] unit` may name.
 pub const UNITS: &[&str] = &["line", "statement", "block", "raw"];
 
@@ -77,6 +79,17 @@ pub fn problems(options: &Options) -> Vec<Problem> {
         }
     }
     if let Some(m) = &options.model {
+        if let Some(name) = &m.name
+            && crate::model::catalogue::by_name(name).is_none()
+        {
+            out.bad(
+                "model.name",
+                format!(
+                    "`{name}` is not a model of the catalogue ({}; `crossfile model list`)",
+                    crate::model::catalogue::names()
+                ),
+            );
+        }
         out.range("model.n_ctx", m.n_ctx, 128, 1 << 20);
         out.range("model.threads", m.threads, 1, 1024);
         out.range("model.kv_slots", m.kv_slots, 1, 16);
@@ -84,6 +97,7 @@ pub fn problems(options: &Options) -> Vec<Problem> {
     }
     if let Some(b) = &options.backend {
         out.one_of("backend.kind", b.kind.as_deref(), BACKEND_KINDS);
+        out.one_of("backend.fim", b.fim.as_deref(), &["prompt", "infill"]);
         out.url("backend.endpoint", b.endpoint.as_deref());
         out.env_name("backend.api_key_env", b.api_key_env.as_deref());
         out.range("backend.timeout_ms", b.timeout_ms, 1, 3_600_000);
@@ -97,6 +111,7 @@ pub fn problems(options: &Options) -> Vec<Problem> {
     }
     if let Some(p) = &options.prompt {
         out.one_of("prompt.template", p.template.as_deref(), TEMPLATES);
+        out.one_of("prompt.layout", p.layout.as_deref(), LAYOUTS);
         out.range("prompt.crossfile_tokens", p.crossfile_tokens, 0, 1 << 20);
         out.range("prompt.max_new_tokens", p.max_new_tokens, 1, 1 << 16);
     }

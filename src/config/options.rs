@@ -120,8 +120,11 @@ options! {
 options! {
     /// `[model]`: the GGUF the embedded backend runs (and HTTP backends' tokenizer comes from).
     pub struct ModelOptions {
-        /// A GGUF file; default: the fetched default model.
+        /// A GGUF file; default: the catalogue's model `name`, fetched.
         pub path: Option<PathBuf>,
+        /// A model of the catalogue (`crossfile model list`), fetched into the cache on first
+        /// use; default `qwen2.5-coder-0.5b`. `path` wins over it.
+        pub name: Option<String>,
         /// Context size in tokens.
         pub n_ctx: Option<u32>,
         /// CPU threads for the embedded backend (default: every core).
@@ -153,6 +156,9 @@ options! {
         pub retries: Option<u32>,
         /// Responses kept in the in-memory response cache (0 turns it off).
         pub cache_entries: Option<usize>,
+        /// How `llamacpp` sends a fill-in-the-middle prompt: `prompt` (crossfile's own, to
+        /// `/completion`) or `infill` (the parts and chunks to `/infill`, laid out by the server).
+        pub fim: Option<String>,
     }
 }
 
@@ -161,6 +167,9 @@ options! {
     pub struct PromptOptions {
         /// `auto` (from the model's vocabulary), `plain`, `starcoder`, `codellama`, `deepseek`, `qwen`.
         pub template: Option<String>,
+        /// How retrieved chunks are written: `auto` (`repo` when the vocabulary has Qwen's
+        /// repository-level tokens, else `comment`), `comment` (CrossCodeEval's) or `repo`.
+        pub layout: Option<String>,
         /// Token budget of the cross-file block.
         pub crossfile_tokens: Option<u32>,
         /// Tokens the model may generate.

@@ -98,6 +98,12 @@ impl Settings {
             },
             model: ModelSettings {
                 path: m.path,
+                named: m
+                    .name
+                    .as_deref()
+                    .and_then(crate::model::catalogue::by_name)
+                    .copied()
+                    .unwrap_or(crate::model::DEFAULT_MODEL),
                 n_ctx: m.n_ctx.unwrap_or(2048),
                 threads: m.threads.unwrap_or(cores),
                 kv_slots: m.kv_slots.unwrap_or(2),
@@ -116,9 +122,18 @@ impl Settings {
                 timeout_ms: b.timeout_ms.unwrap_or(60_000),
                 retries: b.retries.unwrap_or(2),
                 cache_entries: b.cache_entries.unwrap_or(256),
+                fim: b
+                    .fim
+                    .as_deref()
+                    .and_then(crate::backend::FimRoute::from_name)
+                    .unwrap_or_default(),
             },
             prompt: PromptSettings {
                 template: p.template.as_deref().and_then(Template::from_name),
+                layout: p
+                    .layout
+                    .as_deref()
+                    .and_then(crate::prompt::CrossfileLayout::from_name),
                 crossfile_tokens: p.crossfile_tokens.unwrap_or(512),
                 max_new_tokens: p.max_new_tokens.unwrap_or(50),
             },

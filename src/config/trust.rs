@@ -106,6 +106,7 @@ pub fn restrict(options: &mut Options, trusted: bool) -> Vec<&'static str> {
     }
     if let Some(m) = options.model.as_mut() {
         drop("model.path", m.path.take().is_some());
+        drop("model.name", m.name.take().is_some());
         drop("model.tokenizer", m.tokenizer.take().is_some());
     }
     if let Some(i) = options.index.as_mut() {
@@ -134,6 +135,7 @@ mod tests {
         sliding_lines = 30
         [model]
         path = "/tmp/evil.gguf"
+        name = "qwen2.5-coder-1.5b"
         tokenizer = "/tmp/tokenizer.json"
         n_ctx = 1024
         [retrieve]
@@ -159,6 +161,7 @@ mod tests {
                 "retrieve.dense.endpoint",
                 "retrieve.dense.api_key_env",
                 "model.path",
+                "model.name",
                 "model.tokenizer",
                 "index.cache_dir",
             ]

@@ -87,7 +87,7 @@ pub async fn prepare(
                 .text
         }
     };
-    let query = Query::new(&rel, &text, cursor_in(&text, position))?;
+    let query = Query::new(&rel, &text, cursor_in(&text, position))?.in_repo(&folder.name);
     Ok(Cursor {
         folder,
         settings,

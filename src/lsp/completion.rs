@@ -215,6 +215,10 @@ async fn complete_at(
         .as_deref()
         .and_then(|text| anchor_at(text, position));
     let cursor = at_cursor::prepare(&state, asked, &cancel).await?;
+    // While the model is being fetched the answer says so at once, rather than hang.
+    if let Some(note) = state.downloading() {
+        return Err(ServeError::ModelDownloading(note));
+    }
     let engine = tokio::select! {
         engine = state.engine() => engine?,
         () = cancel.cancelled() => return Err(ServeError::Cancelled),

@@ -24,6 +24,9 @@ pub enum ServeError {
     /// Building the folder's index failed; the message (shown to the user when it did) says why.
     #[error("{0}")]
     IndexFailed(String),
+    /// The model is being fetched: completions start when it is ready (the message says how far).
+    #[error("{0}")]
+    ModelDownloading(String),
     /// The workspace folder was removed while the request waited for it.
     #[error("the folder is gone")]
     FolderGone,
@@ -79,11 +82,19 @@ impl ServeError {
     pub fn to_response(&self, context: &str) -> jsonrpc::Error {
         match self {
             ServeError::Cancelled => jsonrpc::Error::request_cancelled(),
+            ServeError::ModelDownloading(note) => jsonrpc::Error {
+                code: jsonrpc::ErrorCode::ServerError(REQUEST_FAILED),
+                message: note.clone().into(),
+                data: None,
+            },
             e if context.is_empty() => internal(e.to_string()),
             e => internal(format!("{context}: {e}")),
         }
     }
 }
+
+/// LSP's `RequestFailed`: a well-formed request the server could not answer now.
+const REQUEST_FAILED: i64 = -32803;
 
 /// An internal error with `message`.
 pub fn internal(message: String) -> jsonrpc::Error {

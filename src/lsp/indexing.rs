@@ -47,7 +47,7 @@ pub async fn index_folders(state: Arc<State>, folders: Vec<Arc<Folder>>) {
                         reporter.report(message, Some(percent as u32)).await;
                     }
                 }
-                ProgressEvent::End => {}
+                ProgressEvent::Stage { .. } | ProgressEvent::End => {}
             }
         }
         let built = match task.await {

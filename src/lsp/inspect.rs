@@ -147,6 +147,7 @@ pub fn context(state: &State, args: ContextArgs) -> Value {
     answer["suggestion"] = json!(last.shown);
     answer["rawSuggestion"] = json!(last.done.completion.raw_suggestion);
     answer["prompt"] = json!(last.done.completion.prompt.text);
+    answer["model"] = json!(crate::complete::model_label(&state.engine_settings()));
     answer["serial"] = json!(last.done.serial);
     let g = &last.done.completion.generation;
     answer["generation"] = json!({

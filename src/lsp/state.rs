@@ -18,7 +18,7 @@ use super::inflight::Requests;
 use super::replayed::Replay;
 
 use crate::backend::Backend;
-use crate::complete::{Completer, backend_for, tokenizer_for};
+use crate::complete::Completer;
 use crate::config::{Options, Settings};
 use crate::index::{Index, Progress};
 use crate::retrieve::{self, RetrieveError, Retriever, RetrieverSpec};
@@ -35,8 +35,8 @@ pub struct State {
     /// The last good client options (`initializationOptions`).
     options: RwLock<Options>,
     folders: RwLock<Vec<Arc<Folder>>>,
-    /// The model and the settings it was loaded with.
-    engine: tokio::sync::Mutex<Option<(Arc<Settings>, Engine)>>,
+    /// The model and the settings it was loaded with (`State::engine`, in `engine.rs`).
+    pub(super) engine: tokio::sync::Mutex<Option<(Arc<Settings>, Engine)>>,
     /// The parent of every request's cancel token: cancelled when the session ends (the client's
     /// input closed), so no work outlives it.
     session: CancellationToken,
@@ -53,6 +53,8 @@ pub struct State {
     /// Warnings the user has been shown once (each configuration change repeats them in the log
     /// only).
     warned: Mutex<BTreeSet<String>>,
+    /// While the model is being fetched: what a completion asked for meanwhile is told.
+    downloading: Mutex<Option<String>>,
 }
 
 /// The model, loaded once and shared by every completion.
@@ -117,6 +119,7 @@ impl State {
             replay: Replay::default(),
             last: Mutex::new(HashMap::new()),
             warned: Mutex::new(BTreeSet::new()),
+            downloading: Mutex::new(None),
         }
     }
 
@@ -219,33 +222,6 @@ impl State {
         }
     }
 
-    /// The model, loaded on first use (fetching the default model if it is missing), and again
-    /// when its settings (`model`, `backend`) have changed. A failed load is tried again by the
-    /// next request; requests wait while it loads.
-    pub async fn engine(&self) -> Result<Engine, ServeError> {
-        let settings = self.engine_settings();
-        let mut slot = self.engine.lock().await;
-        if let Some((loaded, engine)) = slot.as_ref()
-            && loaded.model == settings.model
-            && loaded.backend == settings.backend
-        {
-            return Ok(engine.clone());
-        }
-        let for_load = settings.clone();
-        let engine = tokio::task::spawn_blocking(move || {
-            let progress = Progress::none();
-            let backend = backend_for(&for_load, &progress)?;
-            let tokenizer = tokenizer_for(&for_load, backend.as_ref(), &progress)?;
-            tracing::info!(backend = backend.name(), "model ready");
-            crate::memory::release_free_heap();
-            Ok::<_, ServeError>(Engine { backend, tokenizer })
-        })
-        .await
-        .map_err(ServeError::task("loading the model"))??;
-        *slot = Some((settings, engine.clone()));
-        Ok(engine)
-    }
-
     /// A cancel token for work that is not a document's completion (compare); cancelled with
     /// the session.
     pub fn session_token(&self) -> CancellationToken {
@@ -255,6 +231,18 @@ impl State {
     /// Cancels all work in flight, for good: the session is over.
     pub fn end_session(&self) {
         self.session.cancel();
+    }
+
+    /// What a completion asked for while the model is being fetched is told (`None`: no fetch).
+    pub fn downloading(&self) -> Option<String> {
+        self.downloading
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    pub(super) fn set_downloading(&self, note: Option<String>) {
+        *self.downloading.lock().unwrap_or_else(|e| e.into_inner()) = note;
     }
 
     pub fn supports_progress(&self) -> bool {

@@ -2,11 +2,17 @@
 
 use std::path::PathBuf;
 
+use super::PinnedModel;
+
 /// `[model]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ModelSettings {
-    /// A GGUF; `None` is the default model, fetched into `<cache_dir>/models/` on first use.
+    /// A GGUF; `None` is the catalogue's model `named`, fetched into
+    /// `<cache_dir>/models/` on first use.
     pub path: Option<PathBuf>,
+    /// The catalogue's model used when `path` is not set (`model.name`; default
+    /// [`super::DEFAULT_MODEL`]).
+    pub named: PinnedModel,
     /// Context size in tokens (default 2048).
     pub n_ctx: u32,
     /// CPU threads of the embedded backend (default: every core).

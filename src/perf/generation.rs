@@ -172,7 +172,7 @@ pub fn measure_generation(params: &GenerationParams) -> Result<GenerationReport,
     let llama = match &params.llama_server {
         Some(bin) => {
             let model = crate::model::resolve(
-                settings.model.path.as_deref(),
+                &settings.model,
                 &settings.index.cache_dir,
                 &Progress::none(),
             )?;

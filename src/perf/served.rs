@@ -90,11 +90,7 @@ pub fn model_file(
 ) -> Result<std::path::PathBuf, PerfError> {
     Ok(match model {
         Some(path) => path.to_path_buf(),
-        None => crate::model::resolve(
-            settings.model.path.as_deref(),
-            &settings.index.cache_dir,
-            fetching,
-        )?,
+        None => crate::model::resolve(&settings.model, &settings.index.cache_dir, fetching)?,
     })
 }
 

@@ -1,4 +1,5 @@
-//! The cross-file block, formatted as CrossCodeEval formats its `crossfile_context.text`.
+//! The cross-file block: formatted as CrossCodeEval formats its `crossfile_context.text` (the
+//! `comment` layout), or as Qwen2.5-Coder's repository-level entries (the `repo` layout).
 
 use crate::lang::Language;
 use crate::retrieve::Hit;
@@ -15,17 +16,55 @@ pub fn crossfile_block(language: Language, hits: &[Hit]) -> String {
     render(language.comment_prefix(), &chunks, Cut::whole(&chunks))
 }
 
-/// A hit's path and the lines of its text, ready to format.
+/// How retrieved chunks are written before the file's own text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CrossfileLayout {
+    /// CrossCodeEval's: comment lines naming each chunk's file, the chunk commented out
+    /// ([`crossfile_block`]).
+    #[default]
+    Comment,
+    /// Qwen2.5-Coder's repository-level format: `<|repo_name|>{repo}\n`, each chunk as a file
+    /// entry `<|file_sep|>{path}:{first}-{last}\n{lines}\n` (1-based lines), then
+    /// `<|file_sep|>{path}\n` of the current file before its fill-in-the-middle prompt.
+    Repo,
+}
+
+impl CrossfileLayout {
+    /// The config name: `comment` or `repo`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CrossfileLayout::Comment => "comment",
+            CrossfileLayout::Repo => "repo",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<CrossfileLayout> {
+        [CrossfileLayout::Comment, CrossfileLayout::Repo]
+            .into_iter()
+            .find(|layout| layout.name() == name)
+    }
+}
+
+/// The repository-level special tokens.
+pub const REPO_NAME: &str = "<|repo_name|>";
+pub const FILE_SEP: &str = "<|file_sep|>";
+
+/// A hit's path, first line (0-based) and the lines of its text, ready to format.
 pub(super) struct Chunk<'a> {
     path: &'a str,
+    first: u32,
     lines: Vec<&'a str>,
 }
 
 impl<'a> Chunk<'a> {
     pub(super) fn new(hit: &'a Hit) -> Chunk<'a> {
+        let text = hit.text.trim_matches('\n');
+        // Lines stripped from the chunk's start move its first line on.
+        let skipped = hit.text[..hit.text.len() - hit.text.trim_start_matches('\n').len()].len();
         Chunk {
             path: &hit.path,
-            lines: python_splitlines(hit.text.trim_matches('\n')),
+            first: hit.lines.start + skipped as u32,
+            lines: python_splitlines(text),
         }
     }
 }
@@ -68,18 +107,57 @@ impl Cut {
     }
 }
 
-/// The block of `cut`; empty when it holds no chunk.
-pub(super) fn render(prefix: &str, chunks: &[Chunk<'_>], cut: Cut) -> String {
+/// The chunks a cut keeps, each with how many of its lines.
+fn kept<'c, 'a>(chunks: &'c [Chunk<'a>], cut: Cut) -> Vec<(&'c Chunk<'a>, usize)> {
     let whole = chunks.get(..cut.whole).unwrap_or(chunks);
     let partial = cut
         .lines
         .and_then(|n| chunks.get(cut.whole).map(|c| (c, n.min(c.lines.len()))));
-    if whole.is_empty() && partial.is_none() {
+    whole
+        .iter()
+        .map(|c| (c, c.lines.len()))
+        .chain(partial)
+        .collect()
+}
+
+/// The block of `cut` in `layout` (`prefix` is the comment prefix of the `comment` layout);
+/// empty when it holds no chunk.
+pub(super) fn render_as(
+    layout: CrossfileLayout,
+    prefix: &str,
+    chunks: &[Chunk<'_>],
+    cut: Cut,
+) -> String {
+    match layout {
+        CrossfileLayout::Comment => render(prefix, chunks, cut),
+        CrossfileLayout::Repo => render_repo(chunks, cut),
+    }
+}
+
+/// `<|file_sep|>{path}:{first}-{last}\n{lines}\n` per chunk kept (lines 1-based, inclusive).
+fn render_repo(chunks: &[Chunk<'_>], cut: Cut) -> String {
+    let mut out = String::new();
+    for (chunk, n) in kept(chunks, cut) {
+        let first = chunk.first as usize + 1;
+        let last = (first + n).saturating_sub(1).max(first);
+        out.push_str(FILE_SEP);
+        out.push_str(&format!("{}:{first}-{last}\n", chunk.path));
+        for line in chunk.lines.iter().take(n) {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// The block of `cut`; empty when it holds no chunk.
+pub(super) fn render(prefix: &str, chunks: &[Chunk<'_>], cut: Cut) -> String {
+    let parts = kept(chunks, cut);
+    if parts.is_empty() {
         return String::new();
     }
     let mut out =
         format!("{prefix} Here are some relevant code fragments from other files of the repo:\n\n");
-    let parts = whole.iter().map(|c| (c, c.lines.len())).chain(partial);
     for (chunk, n) in parts {
         out.push_str(prefix);
         out.push_str(" the below code fragment can be found in:\n");

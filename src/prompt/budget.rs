@@ -2,10 +2,8 @@
 
 use std::collections::HashMap;
 
-use super::Template;
-use super::block::{Chunk, Cut, render};
-use crate::lang::Language;
-use crate::retrieve::Hit;
+use super::block::{Chunk, CrossfileLayout, Cut, render_as};
+use super::{PromptInput, Template};
 use crate::tokenize::Tokenizer;
 
 /// Token budgets of one prompt.
@@ -17,19 +15,6 @@ pub struct Budget {
     pub max_new_tokens: u32,
     /// At most this many tokens of cross-file block (`prompt.crossfile_tokens`; CrossCodeEval 512).
     pub crossfile_tokens: u32,
-}
-
-/// What a prompt is built from.
-#[derive(Clone, Debug)]
-pub struct PromptInput<'a> {
-    /// The language of the file (the cross-file block's comment syntax).
-    pub language: Language,
-    /// The file's text before the cursor.
-    pub left: &'a str,
-    /// The file's text after the cursor (used by FIM templates only).
-    pub right: &'a str,
-    /// Retrieved chunks, best first.
-    pub hits: &'a [Hit],
 }
 
 /// Token counts of each part of a built prompt, with the model's tokenizer.
@@ -59,6 +44,10 @@ pub struct Prompt {
     pub left: String,
     /// The right context as kept (a prefix of the input's).
     pub right: String,
+    /// Everything before the left context that is not the template's own: the cross-file
+    /// block, and for the `repo` layout the repository line and the file's header around it.
+    /// A server that lays out fill-in-the-middle itself gets `preamble + left` as the prefix.
+    pub preamble: String,
     /// How many of the hits are in the cross-file block (whole or cut).
     pub hits_used: usize,
     /// Token counts of the parts and of the whole text.
@@ -140,13 +129,17 @@ pub fn build_with(
     layout: Layout,
 ) -> Prompt {
     let limit = as_usize(budget.context_tokens.saturating_sub(budget.max_new_tokens));
-    let overhead = tokenizer.count(&template.render("", ""));
+    let overhead = tokenizer.count(&input.assemble(template, "", "", ""));
     let room = limit.saturating_sub(overhead);
     let comment = input.language.comment_prefix();
     let chunks: Vec<Chunk<'_>> = input.hits.iter().map(Chunk::new).collect();
     let cuts = Cut::all_descending(&chunks);
     let block_room = as_usize(budget.crossfile_tokens).min(room);
-    let mut block = fit_block(comment, &chunks, &cuts, 0, block_room, tokenizer);
+    let style = BlockStyle {
+        layout: input.layout,
+        comment,
+    };
+    let mut block = fit_block(style, &chunks, &cuts, 0, block_room, tokenizer);
     // A steady left context gets the room the block would leave if it were full, so where it
     // starts does not depend on which chunks retrieval gave: a prompt with another block has
     // the same left context.
@@ -190,8 +183,7 @@ pub fn build_with(
         }
     }
     let (text, total) = loop {
-        let prefix = [block.text.as_str(), left.text].concat();
-        let text = template.render(&prefix, right.text);
+        let text = input.assemble(template, &block.text, left.text, right.text);
         let total = tokenizer.count(&text);
         let Some(excess) = total.checked_sub(limit).filter(|&e| e > 0) else {
             break (text, total);
@@ -202,7 +194,7 @@ pub fn build_with(
             right = head_within(right.text, right.tokens.saturating_sub(excess), tokenizer);
         } else if !block.text.is_empty() {
             let smaller = block.tokens.saturating_sub(excess);
-            block = fit_block(comment, &chunks, &cuts, block.at + 1, smaller, tokenizer);
+            block = fit_block(style, &chunks, &cuts, block.at + 1, smaller, tokenizer);
         } else {
             // Not even the template fits.
             break (String::new(), 0);
@@ -218,6 +210,7 @@ pub fn build_with(
             right: as_u32(right.tokens),
             total: as_u32(total),
         },
+        preamble: input.preamble(&block.text),
         crossfile: block.text,
         left: left.text.to_string(),
         right: right.text.to_string(),
@@ -280,9 +273,16 @@ struct Block {
     tokens: usize,
 }
 
+/// How a block is written: its layout, and the comment prefix of the `comment` layout.
+#[derive(Clone, Copy)]
+struct BlockStyle<'s> {
+    layout: CrossfileLayout,
+    comment: &'s str,
+}
+
 /// The largest of `cuts[from..]` (they run from largest to smallest) whose block fits `budget`.
 fn fit_block(
-    comment: &str,
+    style: BlockStyle<'_>,
     chunks: &[Chunk<'_>],
     cuts: &[Cut],
     from: usize,
@@ -295,9 +295,9 @@ fn fit_block(
     let found = first_within(
         candidates.len(),
         budget,
-        |i| *lengths[i].get_or_insert_with(|| render(comment, chunks, candidates[i]).len()),
+        |i| *lengths[i].get_or_insert_with(|| render(style, chunks, candidates[i]).len()),
         |i| {
-            let count = tokenizer.count(&render(comment, chunks, candidates[i]));
+            let count = tokenizer.count(&render(style, chunks, candidates[i]));
             tokens[i] = Some(count);
             count
         },
@@ -305,7 +305,7 @@ fn fit_block(
     match (candidates.get(found), tokens.get(found).copied().flatten()) {
         (Some(&cut), Some(tokens)) => Block {
             at: from + found,
-            text: render(comment, chunks, cut),
+            text: render(style, chunks, cut),
             tokens,
         },
         _ => Block {
@@ -314,6 +314,10 @@ fn fit_block(
             tokens: 0,
         },
     }
+}
+
+fn render(style: BlockStyle<'_>, chunks: &[Chunk<'_>], cut: Cut) -> String {
+    render_as(style.layout, style.comment, chunks, cut)
 }
 
 /// `fitted`, a suffix of `text`, started instead at the first line at or after its first whole

@@ -7,7 +7,7 @@ use super::{
     first_fitting, first_within, head_within, start_line, tail_within,
 };
 use crate::lang::Language;
-use crate::prompt::Template;
+use crate::prompt::{CrossfileLayout, Template};
 use crate::retrieve::Hit;
 use crate::seeded::SplitMix64;
 use crate::tokenize::Tokenizer;
@@ -161,6 +161,9 @@ fn random_budgets_never_overflow() {
             left: &left,
             right: &right,
             hits: &hits,
+            layout: CrossfileLayout::Comment,
+            repo: "",
+            path: "",
         };
         let prompt = build(&input, template, &tokenizer, budget);
         let limit = budget.context_tokens.saturating_sub(budget.max_new_tokens);
@@ -191,6 +194,9 @@ fn a_steady_left_context_keeps_its_start_while_the_user_types_on() {
             left,
             right: "",
             hits: &[],
+            layout: CrossfileLayout::Comment,
+            repo: "",
+            path: "",
         };
         build_with(&input, Template::Plain, &tokenizer, budget, layout)
     };
@@ -213,7 +219,10 @@ fn a_steady_left_context_keeps_its_start_while_the_user_types_on() {
                     language: Language::Python,
                     left,
                     right: "",
-                    hits: &[]
+                    hits: &[],
+                    layout: CrossfileLayout::Comment,
+                    repo: "",
+                    path: "",
                 },
                 Template::Plain,
                 &tokenizer,
@@ -306,6 +315,9 @@ fn a_steady_left_context_does_not_depend_on_the_block() {
             left: &file,
             right: "",
             hits,
+            layout: CrossfileLayout::Comment,
+            repo: "",
+            path: "",
         };
         build_with(&input, Template::Plain, &tokenizer, budget, layout)
     };

@@ -3,6 +3,7 @@
 
 mod block;
 mod budget;
+mod input;
 mod settings;
 mod template;
 
@@ -11,10 +12,11 @@ pub(crate) mod testing;
 #[cfg(test)]
 mod tests;
 
-pub use block::crossfile_block;
+pub use block::{CrossfileLayout, FILE_SEP, REPO_NAME, crossfile_block};
 pub use budget::{
-    Budget, Layout, Prompt, PromptInput, PromptTokens, STEADY_LINE_STEP, STEADY_SLACK_TOKENS,
-    build, build_with, start_line,
+    Budget, Layout, Prompt, PromptTokens, STEADY_LINE_STEP, STEADY_SLACK_TOKENS, build, build_with,
+    start_line,
 };
+pub use input::PromptInput;
 pub use settings::PromptSettings;
 pub use template::Template;

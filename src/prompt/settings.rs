@@ -1,12 +1,15 @@
 //! How a prompt is laid out and how much of it each part may take.
 
-use super::Template;
+use super::{CrossfileLayout, Template};
 
 /// `[prompt]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PromptSettings {
     /// `None` (the default, `auto`): chosen from the model's vocabulary.
     pub template: Option<Template>,
+    /// `None` (the default, `auto`): `repo` when the vocabulary has `<|repo_name|>` and
+    /// `<|file_sep|>` and the template is Qwen's, else `comment`.
+    pub layout: Option<CrossfileLayout>,
     /// Cross-file block budget (default 512, CrossCodeEval's).
     pub crossfile_tokens: u32,
     /// Tokens to generate (default 50, CrossCodeEval's line completion).

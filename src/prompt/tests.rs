@@ -3,9 +3,10 @@
 use expect_test::{Expect, expect};
 
 use super::testing::CharTokenizer;
-use super::{Budget, PromptInput, Template, build, crossfile_block};
+use super::{Budget, CrossfileLayout, PromptInput, Template, build, crossfile_block};
 use crate::lang::Language;
 use crate::retrieve::Hit;
+use crate::tokenize::Tokenizer;
 
 fn hit(path: &str, text: &str) -> Hit {
     Hit {
@@ -126,6 +127,9 @@ fn check(template: Template, budget: Budget, expect: Expect) {
         left: LEFT,
         right: RIGHT,
         hits: &hits,
+        layout: CrossfileLayout::Comment,
+        repo: "",
+        path: "",
     };
     let tokenizer = CharTokenizer::new(&template.fim_tokens().unwrap_or_default());
     let prompt = build(&input, template, &tokenizer, budget);
@@ -363,6 +367,9 @@ fn degenerate_budgets_do_not_panic() {
                     left,
                     right: left,
                     hits: &hits,
+                    layout: CrossfileLayout::Comment,
+                    repo: "",
+                    path: "",
                 };
                 let tokenizer = CharTokenizer::taxing(&template.fim_tokens().unwrap_or_default());
                 let prompt = build(&input, template, &tokenizer, budget);
@@ -415,5 +422,96 @@ fn block_equals_the_dev_records_crossfile_context_text() {
         (30, 30),
         "blocks equal to crossfile_context.text; differing:\n{}",
         differ.join("\n")
+    );
+}
+
+/// The `repo` layout: the repository line, each chunk as a file entry with its line range, the
+/// current file's header, then the fill-in-the-middle prompt; a tight budget cuts chunks from
+/// the end, lines first, as the `comment` layout does, and the headers always stay.
+#[test]
+fn the_repo_layout_writes_chunks_as_file_entries() {
+    let mut hits = [
+        hit("util.py", "\ndef join(a, b):\n    return a + b\n"),
+        hit("conf.py", "ROOT = '/'\nNAME = 'x'"),
+    ];
+    hits[0].lines = 9..13;
+    hits[1].lines = 0..2;
+    let input = PromptInput {
+        language: Language::Python,
+        left: LEFT,
+        right: RIGHT,
+        hits: &hits,
+        layout: CrossfileLayout::Repo,
+        repo: "shop",
+        path: "app/main.py",
+    };
+    let specials = [QWEN.as_slice(), &[super::REPO_NAME, super::FILE_SEP]].concat();
+    let tokenizer = CharTokenizer::new(&specials);
+    let render = |budget: Budget| {
+        let prompt = build(&input, Template::Qwen, &tokenizer, budget);
+        let limit = budget.context_tokens - budget.max_new_tokens;
+        assert!(prompt.tokens.total <= limit, "{prompt:?}");
+        assert_eq!(tokenizer.count(&prompt.text) as u32, prompt.tokens.total);
+        assert!(prompt.text.starts_with(&prompt.preamble));
+        format!(
+            "hits_used={} crossfile={} total={}\n{}",
+            prompt.hits_used, prompt.tokens.crossfile, prompt.tokens.total, prompt.text
+        )
+    };
+    expect![[r#"
+        hits_used=2 crossfile=83 total=169
+        <|repo_name|>shop
+        <|file_sep|>util.py:11-12
+        def join(a, b):
+            return a + b
+        <|file_sep|>conf.py:1-2
+        ROOT = '/'
+        NAME = 'x'
+        <|file_sep|>app/main.py
+        <|fim_prefix|>import os
+
+
+        def main():
+            path = os.<|fim_suffix|>
+            return path
+
+
+        main()
+        <|fim_middle|>"#]]
+    .assert_eq(&render(ROOMY));
+    let tight = Budget {
+        crossfile_tokens: 55,
+        ..ROOMY
+    };
+    expect![[r#"
+        hits_used=1 crossfile=48 total=134
+        <|repo_name|>shop
+        <|file_sep|>util.py:11-12
+        def join(a, b):
+            return a + b
+        <|file_sep|>app/main.py
+        <|fim_prefix|>import os
+
+
+        def main():
+            path = os.<|fim_suffix|>
+            return path
+
+
+        main()
+        <|fim_middle|>"#]]
+    .assert_eq(&render(tight));
+    // No chunk: the repository line and the file's header still frame the prompt.
+    let bare = PromptInput {
+        hits: &[],
+        ..input.clone()
+    };
+    let prompt = build(&bare, Template::Qwen, &tokenizer, ROOMY);
+    assert!(
+        prompt
+            .text
+            .starts_with("<|repo_name|>shop\n<|file_sep|>app/main.py\n<|fim_prefix|>import os"),
+        "{}",
+        prompt.text
     );
 }

@@ -16,6 +16,9 @@ pub const OWN_REGION_LINES: u32 = 20;
 pub struct Query {
     /// Workspace-relative, `/`-separated.
     pub path: String,
+    /// The repository's name (its folder's), which the `repo` prompt layout writes; empty when
+    /// unknown.
+    pub repo: String,
     pub language: Option<Language>,
     pub cursor: Position,
     /// The file's text before the cursor.
@@ -42,6 +45,7 @@ impl Query {
         })?;
         Ok(Query {
             path: path.into(),
+            repo: String::new(),
             language: Language::from_path(std::path::Path::new(path)),
             cursor,
             left: text[..offset].to_string(),
@@ -50,6 +54,12 @@ impl Query {
             provided: None,
             search_text: None,
         })
+    }
+
+    /// The same query in the repository named `repo` (the `repo` prompt layout writes it).
+    pub fn in_repo(mut self, repo: &str) -> Query {
+        self.repo = repo.to_string();
+        self
     }
 
     /// The same query at the start of the cursor's line, what is typed on it so far moved to the
@@ -71,6 +81,7 @@ impl Query {
             // Field by field: `..self.clone()` would copy the whole file's text once more on
             // every keystroke only to drop it.
             path: self.path.clone(),
+            repo: self.repo.clone(),
             language: self.language,
             reference: self.reference.clone(),
             provided: self.provided.clone(),

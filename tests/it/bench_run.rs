@@ -45,6 +45,11 @@ fn bench_run(
         out.to_str().expect("utf-8"),
     ];
     args.extend_from_slice(extra);
+    // The small model's vocabulary for budgets (and generation), unless a test names a model.
+    let small = crate::support::small_model();
+    if !extra.contains(&"--model") {
+        args.extend(["--model", small.to_str().expect("utf-8")]);
+    }
     let output = crossfile(&args, cache);
     (output.status.success(), stdout(&output), stderr(&output))
 }

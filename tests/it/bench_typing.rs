@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::perf_harness::WORKSPACE;
 use crate::servers::llama_server_binary;
-use crate::support::{Workspace, default_model};
+use crate::support::{Workspace, small_model};
 
 #[test]
 fn typing_is_measured_through_the_server_and_through_llama_server() {
@@ -21,7 +21,7 @@ fn typing_is_measured_through_the_server_and_through_llama_server() {
         .args(["--sessions", "2", "--lines", "2", "--seed", "5", "--json"])
         .args(["--reuse-off", "2"])
         .arg("--model")
-        .arg(default_model())
+        .arg(small_model())
         .arg("--cache-dir")
         .arg(ws.cache.path())
         .arg("--llama-server")

@@ -9,7 +9,7 @@ use crossfile::model::ModelSettings;
 use tokio_util::sync::CancellationToken;
 
 use crate::support::{corpus_workspace, read_text};
-use crate::tokenizer::default_model;
+use crate::tokenizer::small_model;
 
 const N_CTX: u32 = 512;
 
@@ -19,13 +19,14 @@ fn backend() -> &'static Arc<EmbeddedBackend> {
     BACKEND.get_or_init(|| {
         let settings = ModelSettings {
             path: None,
+            named: crossfile::model::SMOLLM2_135M,
             n_ctx: N_CTX,
             threads: 2,
             kv_slots: 2,
             kv_shift_min_span: 0,
             tokenizer: None,
         };
-        Arc::new(EmbeddedBackend::load(&default_model(), &settings).expect("load the model"))
+        Arc::new(EmbeddedBackend::load(&small_model(), &settings).expect("load the model"))
     })
 }
 
@@ -181,6 +182,7 @@ fn a_prompt_over_the_context_is_a_clear_error() {
 fn a_missing_or_bad_model_file_is_an_error() {
     let settings = ModelSettings {
         path: None,
+        named: crossfile::model::SMOLLM2_135M,
         n_ctx: N_CTX,
         threads: 1,
         kv_slots: 2,

@@ -12,10 +12,10 @@ mod real;
 use std::sync::Once;
 use std::time::{Duration, Instant};
 
-use crossfile::backend::BackendSettings;
 use crossfile::backend::{
-    Backend, BackendError, BackendKind, CHAT_INSTRUCTION, FimParts, GenerateRequest,
-    LlamaCppBackend, OllamaBackend, OpenAiBackend, OpenAiChatBackend, TgiBackend,
+    Backend, BackendError, BackendKind, BackendSettings, CHAT_INSTRUCTION, FimChunk, FimParts,
+    FimRoute, GenerateRequest, LlamaCppBackend, OllamaBackend, OpenAiBackend, OpenAiChatBackend,
+    TgiBackend,
 };
 use crossfile::http::HttpError;
 use serde_json::json;
@@ -51,6 +51,7 @@ pub(super) fn settings(
         timeout_ms,
         retries,
         cache_entries: 0,
+        fim: FimRoute::Prompt,
     }
 }
 
@@ -497,8 +498,23 @@ async fn llamacpp_sends_completion_and_infill_shapes() {
     fim.fim = Some(FimParts {
         prefix: "def add(a, b):\n".into(),
         suffix: "\nprint(add(1, 2))\n".into(),
+        chunks: vec![FimChunk {
+            filename: "util.py".into(),
+            text: "def sub(a, b):\n    return a - b\n".into(),
+        }],
     });
+    // By default crossfile's own prompt goes to /completion, FIM or not.
     backend
+        .generate(&fim, &CancellationToken::new())
+        .await
+        .expect("completion");
+    // With `backend.fim = "infill"`, the parts and chunks go to /infill.
+    let infill = LlamaCppBackend::new(&BackendSettings {
+        fim: FimRoute::Infill,
+        ..settings(BackendKind::LlamaCpp, &stub.url, 5_000, 0)
+    })
+    .expect("ok");
+    infill
         .generate(&fim, &CancellationToken::new())
         .await
         .expect("infill");
@@ -509,10 +525,16 @@ async fn llamacpp_sends_completion_and_infill_shapes() {
         json!({"prompt": "def add(a, b):\n", "n_predict": 16, "temperature": 0.0,
                "repeat_penalty": 1.0, "stop": ["\n"], "cache_prompt": true})
     );
-    assert_eq!(sent[1].path, "/infill");
+    assert_eq!(sent[1].path, "/completion");
     assert_eq!(
-        sent[1].json(),
+        sent[1].json()["prompt"],
+        "<fim_prefix>def add(a, b):\n<fim_suffix>\n<fim_middle>"
+    );
+    assert_eq!(sent[2].path, "/infill");
+    assert_eq!(
+        sent[2].json(),
         json!({"input_prefix": "def add(a, b):\n", "input_suffix": "\nprint(add(1, 2))\n",
+               "input_extra": [{"filename": "util.py", "text": "def sub(a, b):\n    return a - b\n"}],
                "prompt": "", "n_predict": 16, "temperature": 0.0, "repeat_penalty": 1.0,
                "cache_prompt": true})
     );

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::embedded::runtime;
 use crate::support::{corpus_workspace, read_text};
-use crate::tokenizer::default_model;
+use crate::tokenizer::small_model;
 
 const N_CTX: u32 = 1024;
 const NEW_TOKENS: u32 = 12;
@@ -25,13 +25,14 @@ fn backend(kv_slots: u32) -> Arc<EmbeddedBackend> {
 fn shifting_backend(kv_slots: u32, shift_min_span: u32) -> Arc<EmbeddedBackend> {
     let settings = ModelSettings {
         path: None,
+        named: crossfile::model::SMOLLM2_135M,
         n_ctx: N_CTX,
         threads: 2,
         kv_slots,
         kv_shift_min_span: shift_min_span,
         tokenizer: None,
     };
-    Arc::new(EmbeddedBackend::load(&default_model(), &settings).expect("load the model"))
+    Arc::new(EmbeddedBackend::load(&small_model(), &settings).expect("load the model"))
 }
 
 /// Lines `from..to` of a click source file.

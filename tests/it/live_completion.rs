@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::embedded::runtime;
 use crate::support::{corpus_workspace, read_text};
-use crate::tokenizer::default_model;
+use crate::tokenizer::small_model;
 
 const N_CTX: u32 = 1024;
 
@@ -44,8 +44,7 @@ fn live() -> Live {
         threads: 2,
         ..settings.model.clone()
     };
-    let backend =
-        Arc::new(EmbeddedBackend::load(&default_model(), &model).expect("load the model"));
+    let backend = Arc::new(EmbeddedBackend::load(&small_model(), &model).expect("load the model"));
     Live {
         settings,
         index,

@@ -294,3 +294,72 @@ fn the_time_budget_cuts_a_long_generation() {
         "{cut:?} / {full:?}"
     );
 }
+
+/// A model the server must fetch first (here the small one, named, into the test's own cache):
+/// the editor is shown its bytes as they come, then "verifying", then the end; a completion asked
+/// for meanwhile is told at once that the model is downloading, and completions work after.
+#[test]
+fn a_model_fetched_at_start_shows_its_progress_and_completions_meanwhile_say_so() {
+    let ws = Workspace::new(FIXTURE);
+    let mut client = Client::start_with_user_config(
+        ws.cache.path(),
+        "[model]\nname = \"smollm2-135m\"\nthreads = 1\n[prompt]\nmax_new_tokens = 8\n",
+    );
+    client.initialize(ws.root(), options(&ws));
+    let at = json!({"textDocument": {"uri": uri(ws.root(), "app.py")},
+                    "position": {"line": 0, "character": 0}});
+    let answer = client.request("textDocument/completion", at.clone());
+    let message = answer
+        .pointer("/error/message")
+        .and_then(Value::as_str)
+        .unwrap_or_else(|| panic!("no error while downloading: {answer}"));
+    assert!(
+        message.starts_with("the model smollm2-135m is downloading (")
+            && message.ends_with("completions start when it is ready"),
+        "{message}"
+    );
+    let is_model_end = |m: &Value| {
+        m["method"] == "$/progress"
+            && m.pointer("/params/token") == Some(&json!("crossfile/model"))
+            && m.pointer("/params/value/kind") == Some(&json!("end"))
+    };
+    let end = client
+        .wait_until(std::time::Duration::from_secs(600), is_model_end)
+        .unwrap_or_else(|| panic!("no end of the download; log:\n{}", client.log_tail()));
+    assert_eq!(
+        end.pointer("/params/value/message"),
+        Some(&json!("smollm2-135m ready"))
+    );
+    let values: Vec<Value> = client
+        .notifications
+        .iter()
+        .filter(|m| m.pointer("/params/token") == Some(&json!("crossfile/model")))
+        .map(|m| m.pointer("/params/value").cloned().unwrap_or_default())
+        .collect();
+    assert_eq!(values[0]["kind"], "begin", "{values:?}");
+    assert_eq!(values[0]["title"], "Downloading the model smollm2-135m");
+    let messages: Vec<&str> = values
+        .iter()
+        .filter_map(|v| v["message"].as_str())
+        .collect();
+    assert!(messages.contains(&"98 of 98 MB"), "{messages:?}");
+    assert!(messages.contains(&"verifying"), "{messages:?}");
+    let percentages: Vec<u64> = values
+        .iter()
+        .filter_map(|v| v["percentage"].as_u64())
+        .collect();
+    assert!(
+        percentages.windows(2).all(|w| w[0] <= w[1]),
+        "{percentages:?}"
+    );
+    // In the cache the client's options name.
+    assert!(
+        ws.cache
+            .path()
+            .join("index-from-options/models/SmolLM2-135M-Instruct.Q4_1.gguf")
+            .is_file()
+    );
+    let answer = client.request("textDocument/completion", at);
+    assert!(answer.get("result").is_some(), "{answer}");
+    assert_eq!(client.finish(true), Some(0));
+}

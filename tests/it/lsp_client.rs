@@ -51,7 +51,11 @@ impl Client {
 
     /// Like [`Client::start`], with `extra` appended to the user config.
     pub fn start_with(cache: &Path, extra: &str) -> Client {
-        let config = user_config(extra);
+        Client::start_with_user_config(cache, &user_config(extra))
+    }
+
+    /// Starts the server with `config` as the whole user config (no model named for it).
+    pub fn start_with_user_config(cache: &Path, config: &str) -> Client {
         std::fs::write(cache.join("user.toml"), config).expect("write the user config");
         let log = cache.join("server.log");
         let stderr = std::fs::File::create(&log).expect("create the server log");
@@ -250,7 +254,7 @@ impl Client {
 /// tests run at once on two cores, and a server of two threads beside another would spin in
 /// llama.cpp's barriers waiting for a core.
 pub fn user_config(extra: &str) -> String {
-    let model = crate::tokenizer::default_model();
+    let model = crate::tokenizer::small_model();
     format!(
         "[model]\npath = {:?}\nthreads = 1\n{extra}",
         model.display().to_string()

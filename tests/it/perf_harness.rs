@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use crossfile::perf::{LspParams, RetrievalParams, measure_lsp, measure_retrieval};
 use crossfile::progress::Progress;
 
-use crate::support::{Workspace, default_model};
+use crate::support::{Workspace, small_model};
 
 /// A small workspace of three files that use each other (also typed into by `bench_typing`).
 pub(crate) const WORKSPACE: &str = r#"
@@ -98,7 +98,7 @@ fn lsp_round_trips_are_timed_through_the_real_server() {
             files: 2,
             backend: "none".into(),
             n_ctx: None,
-            model: Some(default_model()),
+            model: Some(small_model()),
             cache_dir: Some(ws.cache.path().to_path_buf()),
             debounce_ms: 0,
         },

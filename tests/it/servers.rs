@@ -40,7 +40,7 @@ pub fn free_port() -> u16 {
 pub fn default_gguf() -> PathBuf {
     match std::env::var_os("CROSSFILE_TEST_GGUF") {
         Some(path) => PathBuf::from(path),
-        None => crate::support::default_model(),
+        None => crate::support::small_model(),
     }
 }
 

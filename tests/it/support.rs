@@ -316,13 +316,30 @@ pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-/// The default model, fetched once into the user's cache (one test fetches; the others running
-/// at the same time wait for it).
+/// The small model (SmolLM2-135M, `smollm2-135m`), fetched once into the user's cache (one test
+/// fetches; the others running at the same time wait for it): the tests of mechanics run it,
+/// named explicitly, to stay fast; the default model's own tests use [`default_model`].
+pub fn small_model() -> PathBuf {
+    static FETCHED: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    FETCHED
+        .get_or_init(|| {
+            crossfile::model::fetch(
+                &crossfile::model::SMOLLM2_135M,
+                &crossfile::config::default_cache_dir(),
+                &crossfile::progress::Progress::none(),
+            )
+            .expect("fetch the small model")
+        })
+        .clone()
+}
+
+/// The default model (Qwen2.5-Coder-0.5B), fetched once into the user's cache.
 pub fn default_model() -> PathBuf {
     static FETCHED: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     FETCHED
         .get_or_init(|| {
-            crossfile::model::fetch_default(
+            crossfile::model::fetch(
+                &crossfile::model::DEFAULT_MODEL,
                 &crossfile::config::default_cache_dir(),
                 &crossfile::progress::Progress::none(),
             )

@@ -1,6 +1,7 @@
 //! The tokenizer built from a GGUF's metadata gives llama.cpp's own ids, on real code of the
-//! four languages and on awkward text, for the default model's pre-tokenizer and, through
-//! vocabulary-only copies of its GGUF with another `tokenizer.ggml.pre`, for the others.
+//! four languages and on awkward text, for the default model's pre-tokenizer (`qwen2`), the
+//! small model's (`smollm`) and, through vocabulary-only copies of its GGUF with another
+//! `tokenizer.ggml.pre`, for the others.
 
 use std::path::Path;
 
@@ -11,7 +12,7 @@ use crossfile::tokenize::{
 
 use crate::support::{corpus_workspace, read_text, source_files};
 
-pub use crate::support::default_model;
+pub use crate::support::{default_model, small_model};
 
 /// Text that has tripped tokenizers up.
 const AWKWARD: &[&str] = &[
@@ -122,9 +123,75 @@ fn cuts(text: &str) -> Vec<&str> {
     pieces
 }
 
+/// Snippets of real code as prompts hold them: `per_language` runs of 20 lines from files spread
+/// over a workspace of each language (every sample's runs in turn, until there are enough).
+fn code_snippets(per_language: usize) -> Vec<String> {
+    let files = code_samples(per_language / 4);
+    let mut snippets = Vec::new();
+    for language in files.chunks(per_language / 4) {
+        let runs: Vec<Vec<String>> = language
+            .iter()
+            .map(|file| {
+                let lines: Vec<&str> = file.split_inclusive('\n').collect();
+                lines.chunks(20).map(|run| run.concat()).collect()
+            })
+            .collect();
+        let mut taken = 0;
+        for round in 0.. {
+            let before = taken;
+            for file in &runs {
+                if let Some(run) = file.get(round).filter(|_| taken < per_language) {
+                    snippets.push(run.clone());
+                    taken += 1;
+                }
+            }
+            if taken == before {
+                break;
+            }
+        }
+    }
+    snippets
+}
+
 #[test]
 fn the_default_models_tokenizer_equals_llama_cpps() {
     let model = default_model();
+    let reference = EmbeddedBackend::load_tokenizer(&model).expect("llama.cpp vocabulary");
+    let ours = GgufTokenizer::from_gguf(&model).expect("tokenizer from GGUF");
+    let meta = read_metadata(&model).expect("metadata");
+    assert_eq!(
+        meta.get("tokenizer.ggml.pre"),
+        Some(&GgufValue::String("qwen2".into()))
+    );
+    let mut samples = code_snippets(125);
+    assert!(samples.len() >= 500, "{} snippets", samples.len());
+    samples.extend(AWKWARD.iter().map(|s| s.to_string()));
+    samples.extend(code_samples(2).iter().map(|s| s.replace('\n', "\r\n")));
+    samples.extend(code_samples(2).iter().map(|s| s.replace("    ", "\t")));
+    let compared = compare(&*reference, &ours, &samples, "qwen2");
+    eprintln!("qwen2 tokenizer parity: {compared} strings, 0 differences");
+
+    // The repository-level and fill-in-the-middle tokens are one token each, as llama.cpp has them.
+    for special in [
+        "<|fim_prefix|>",
+        "<|fim_suffix|>",
+        "<|fim_middle|>",
+        "<|fim_pad|>",
+        "<|repo_name|>",
+        "<|file_sep|>",
+        "<|endoftext|>",
+    ] {
+        let id = ours.token_id(special).expect(special);
+        assert_eq!(reference.token_id(special), Some(id), "{special}");
+        assert_eq!(ours.encode(special), [id], "{special}");
+    }
+    let text = "<|repo_name|>click\n<|file_sep|>src/a.py\nx = 1\n<|fim_prefix|>def f(<|fim_suffix|>)<|fim_middle|>";
+    assert_eq!(ours.encode(text), reference.encode(text));
+}
+
+#[test]
+fn the_small_models_tokenizer_equals_llama_cpps() {
+    let model = small_model();
     let reference = EmbeddedBackend::load_tokenizer(&model).expect("llama.cpp vocabulary");
     let ours = GgufTokenizer::from_gguf(&model).expect("tokenizer from GGUF");
     let mut samples = code_samples(12);
@@ -147,7 +214,7 @@ fn the_default_models_tokenizer_equals_llama_cpps() {
 
 #[test]
 fn every_supported_pre_tokenizer_equals_llama_cpps() {
-    let model = default_model();
+    let model = small_model();
     let dir = tempfile::tempdir().expect("tempdir");
     let mut samples = code_samples(3);
     samples.extend(AWKWARD.iter().map(|s| s.to_string()));
@@ -164,7 +231,7 @@ fn every_supported_pre_tokenizer_equals_llama_cpps() {
 
 #[test]
 fn unknown_tokenizers_say_what_to_configure() {
-    let model = default_model();
+    let model = small_model();
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("odd.gguf");
     write_vocab_only(&model, &path, "no-such-pre");

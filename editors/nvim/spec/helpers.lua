@@ -15,7 +15,7 @@ H.tmp = env('CROSSFILE_TEST_TMP') or vim.fn.tempname()
 vim.fn.mkdir(H.tmp, 'p')
 H.model = env('CROSSFILE_MODEL')
   or vim.fs.joinpath(env('CROSSFILE_CACHE_DIR', vim.fs.joinpath(env('HOME', '/root'), '.cache', 'crossfile')), 'models',
-    'SmolLM2-135M-Instruct.Q4_1.gguf')
+    'SmolLM2-135M-Instruct.Q4_1.gguf') -- the small model (test/run fetches it)
 H.corpus = env('CROSSFILE_CORPUS', vim.fs.joinpath(env('HOME', '/root'), '.cache', 'crossfile-corpus'))
 H.bench_repos = env('CROSSFILE_BENCH_REPOS', vim.fs.joinpath(env('HOME', '/root'), '.cache', 'crossfile-bench-repos'))
 H.shared = env('CROSSFILE_SHARED', vim.fs.joinpath(H.plugin, '..', '..', '..', 'shared'))

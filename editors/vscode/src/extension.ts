@@ -65,7 +65,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     lastDocument = document.uri;
     const answer = await execute<ContextAnswer | null>('crossfile.context', { uri: document.uri.toString() });
     if (!answer) return;
-    status.completed(answer.retriever, answer.latencyMs);
+    status.completed(answer.retriever, answer.latencyMs, answer.model);
     contextView.update(answer);
   };
   const middleware: Middleware = {

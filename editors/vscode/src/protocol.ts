@@ -119,5 +119,7 @@ export interface ContextAnswer extends CompletionInfo {
   caseId: string | null;
   rawSuggestion: string;
   prompt: string;
+  /** Which model answered: a catalogue name, a GGUF file name, or an HTTP backend and model. */
+  model: string;
   timingsMs: Record<string, number | null>;
 }

@@ -1,10 +1,12 @@
-// The status bar item: `crossfile · <retriever> · <latency> ms`, and in replay `· case 12/70 · ES 71.4`.
+// The status bar item: `crossfile · <model> · <retriever> · <latency> ms`, and in replay
+// `· case 12/70 · ES 71.4`.
 
 import * as vscode from 'vscode';
 
 export class Status implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('crossfile.status', vscode.StatusBarAlignment.Right, 100);
   private retriever: string | undefined;
+  private model: string | undefined;
   private latencyMs: number | undefined;
   private replay: { index: number; count: number } | undefined;
   private es: number | undefined;
@@ -18,8 +20,9 @@ export class Status implements vscode.Disposable {
     this.item.show();
   }
 
-  completed(retriever: string, latencyMs: number | undefined): void {
+  completed(retriever: string, latencyMs: number | undefined, model: string | undefined): void {
     this.retriever = retriever;
+    this.model = model;
     this.latencyMs = latencyMs;
     this.note = undefined;
     this.render();
@@ -48,6 +51,7 @@ export class Status implements vscode.Disposable {
 
   private render(): void {
     const parts = ['crossfile'];
+    if (this.model) parts.push(this.model);
     if (this.retriever) parts.push(this.retriever);
     if (this.latencyMs !== undefined) parts.push(`${Math.round(this.latencyMs)} ms`);
     if (this.replay) parts.push(`case ${this.replay.index + 1}/${this.replay.count}`);

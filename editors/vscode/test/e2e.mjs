@@ -137,7 +137,7 @@ test('opens the workspace; typing shows ghost text from the server, Tab accepts 
     await page.waitForTimeout(200);
   }
   check(line === `        formatter.w${ghost}`, `line 1275 is ${JSON.stringify(line)}, want formatter.w + ${JSON.stringify(ghost)}`);
-  const status = await waitStatus(/crossfile · bm25-cceval-rg1 · \d+ ms/);
+  const status = await waitStatus(/crossfile · smollm2-135m · bm25-cceval-rg1 · \d+ ms/);
   check(status.startsWith('crossfile'), status);
 });
 

@@ -19,7 +19,7 @@ test('settings that choose a binary, an endpoint, a model file or a key variable
   const props = pkg.contributes.configuration.properties;
   const restricted = pkg.capabilities.untrustedWorkspaces.restrictedConfigurations;
   for (const k of ['crossfile.serverPath', 'crossfile.backend.endpoint', 'crossfile.backend.api_key_env', 'crossfile.model.path',
-    'crossfile.retrieve.dense.endpoint', 'crossfile.retrieve.dense.api_key_env', 'crossfile.index.cache_dir']) {
+    'crossfile.model.name', 'crossfile.retrieve.dense.endpoint', 'crossfile.retrieve.dense.api_key_env', 'crossfile.index.cache_dir']) {
     assert.equal(props[k].scope, 'machine', k);
     assert.ok(restricted.includes(k), k);
   }

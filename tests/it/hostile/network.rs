@@ -2,7 +2,7 @@
 //! answers, passwords in endpoint URLs, a server whose client went away mid-completion.
 
 use super::*;
-use crate::support::{Workspace, default_model, stderr};
+use crate::support::{Workspace, small_model, stderr};
 
 /// An HTTP 200 answer with `body` as JSON.
 fn json_answer(body: &str) -> Vec<u8> {
@@ -43,7 +43,7 @@ fn complete_against(endpoint: &str, extra: &[&str]) -> Output {
         format!(
             "[backend]\nkind = \"openai\"\nendpoint = \"{endpoint}\"\ntimeout_ms = 60000\nretries = 0\n\
              [model]\npath = {:?}\n[prompt]\nmax_new_tokens = 16\n",
-            default_model()
+            small_model()
         ),
     )
     .expect("write the user config");
@@ -118,7 +118,7 @@ fn a_password_in_an_endpoint_is_never_shown() {
         &user,
         format!(
             "[backend]\nkind = \"openai\"\nendpoint = \"{endpoint}\"\nretries = 0\n[model]\npath = {:?}\n",
-            default_model()
+            small_model()
         ),
     )
     .expect("write the user config");

@@ -2,7 +2,7 @@
 //! anywhere new, choose files to load or where to write, unless the user trusts the workspace.
 
 use super::*;
-use crate::support::{Workspace, default_model, stderr};
+use crate::support::{Workspace, small_model, stderr};
 
 #[test]
 fn a_workspace_config_cannot_send_code_or_secrets_anywhere_new() {
@@ -21,7 +21,7 @@ fn a_workspace_config_cannot_send_code_or_secrets_anywhere_new() {
         &user,
         format!(
             "[backend]\nkind = \"none\"\n[model]\npath = {:?}\n",
-            default_model()
+            small_model()
         ),
     )
     .expect("write the user config");

