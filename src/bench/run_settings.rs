@@ -27,6 +27,10 @@ pub struct RunSettings {
     pub n_ctx: u32,
     /// The prompt template.
     pub template: String,
+    /// How the cross-file block is laid out (`comment`, `repo`); absent in runs made before the
+    /// setting existed (which were all `comment`).
+    #[serde(default)]
+    pub layout: Option<String>,
     pub top_k: usize,
     /// Tokens generated per completion, when the run set it (else the protocol's default).
     pub max_new_tokens: Option<u32>,
@@ -111,6 +115,7 @@ impl RunSettings {
             model_sha256,
             n_ctx: settings.model.n_ctx,
             template: completer.template().name().to_string(),
+            layout: Some(completer.layout().name().to_string()),
             top_k: asks.top_k,
             max_new_tokens: asks.max_new_tokens,
             retrieval: serde_json::json!({

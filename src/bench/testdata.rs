@@ -81,6 +81,7 @@ pub fn run_settings(n_ctx: u32) -> super::run_settings::RunSettings {
         model_sha256: Some("ab".into()),
         n_ctx,
         template: "plain".into(),
+        layout: Some("comment".into()),
         top_k: 10,
         max_new_tokens: None,
         retrieval: serde_json::json!({"query_lines": 10}),

@@ -123,6 +123,9 @@ pub struct Completer {
     fallback: bool,
     /// Sampling settings for the backend (`None`: greedy).
     sampling: Option<Sampling>,
+    /// Live prompts' right context: the rest of the cursor's line and this many lines below
+    /// (`None`: all the budget allows).
+    right_lines: Option<usize>,
 }
 
 impl Completer {
@@ -151,6 +154,7 @@ impl Completer {
             next_line: false,
             fallback: true,
             sampling: None,
+            right_lines: None,
         }
     }
 
@@ -174,6 +178,15 @@ impl Completer {
     /// benchmarks do (the default).
     pub fn with_steady_prompts(mut self, steady: bool) -> Completer {
         self.steady = steady.then(|| self.steady.clone().unwrap_or_default());
+        self
+    }
+
+    /// The same completer showing, in steady (live) prompts, only the rest of the cursor's line
+    /// and `lines` lines below it as the right context (`None`: all the budget allows). What
+    /// follows the cursor is read again at every keystroke, so a short right context keeps a
+    /// fill-in-the-middle prompt's changed tail short.
+    pub fn with_live_right_lines(mut self, lines: Option<usize>) -> Completer {
+        self.right_lines = lines;
         self
     }
 
@@ -204,6 +217,11 @@ impl Completer {
 
     pub fn template(&self) -> Template {
         self.template
+    }
+
+    /// How this completer lays the cross-file block out.
+    pub fn layout(&self) -> CrossfileLayout {
+        self.layout
     }
 
     /// The same completer letting the backend answer from the last answer's layout while it
@@ -433,10 +451,14 @@ impl Completer {
         } else {
             self.layout
         };
+        let right = match self.right_lines {
+            Some(lines) if self.steady.is_some() => lines_ahead(&query.right, lines),
+            _ => &query.right,
+        };
         let input = PromptInput {
             language: query.language.unwrap_or(Language::Python),
             left: &query.left,
-            right: &query.right,
+            right,
             hits,
             layout,
             repo: &query.repo,
@@ -529,35 +551,14 @@ fn shown(query: &Query, hits: &[Hit], prompt: &Prompt) -> Shown {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn generation(text: &str) -> Generation {
-        Generation {
-            text: text.into(),
-            prompt_tokens: None,
-            generated_tokens: None,
-            first_token_ms: None,
-            prompt_ms: None,
-            generate_ms: None,
-            cached: false,
-            reused_tokens: None,
-            out_of_time: false,
-            from_fallback: false,
-        }
-    }
-
-    #[test]
-    fn an_answer_longer_than_the_token_budget_allows_is_cut_at_a_character() {
-        let fits = "x".repeat(2 * MAX_TOKEN_BYTES);
-        assert_eq!(bound_to_budget(generation(&fits), 2).text, fits);
-        let long = "é".repeat(4 * MAX_TOKEN_BYTES);
-        let cut = bound_to_budget(generation(&long), 3).text;
-        assert_eq!(cut.len(), 3 * MAX_TOKEN_BYTES);
-        assert!(long.starts_with(&cut));
-        let odd = format!("a{long}");
-        let cut = bound_to_budget(generation(&odd), 1).text;
-        assert_eq!(cut.len(), MAX_TOKEN_BYTES - 1, "never half a character");
-    }
+/// The rest of the cursor's line and `lines` lines after it (the line breaks between them kept).
+fn lines_ahead(right: &str, lines: usize) -> &str {
+    right
+        .match_indices('\n')
+        .nth(lines)
+        .map_or(right, |(at, _)| &right[..at])
 }
+
+#[cfg(test)]
+#[path = "completer_tests.rs"]
+mod tests;

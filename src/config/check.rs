@@ -122,6 +122,12 @@ pub fn problems(options: &Options) -> Vec<Problem> {
         out.range("lsp.debounce_ms", l.debounce_ms, 0, 10_000);
         out.range("lsp.max_generate_ms", l.max_generate_ms, 0, 600_000);
         out.range(
+            "lsp.right_context_lines",
+            l.right_context_lines.map(u64::from),
+            0,
+            1_000_000,
+        );
+        out.range(
             "lsp.max_suggestion_chars",
             l.max_suggestion_chars.map(|n| n as u64),
             1,

@@ -192,7 +192,7 @@ options! {
         /// document (a keystroke later) replaces it without running the model.
         pub debounce_ms: Option<u64>,
         /// Decoding a suggestion (not reading the prompt) stops after this many milliseconds and
-        /// the text so far is suggested; 0 (the default) sets no limit. Never at a replayed
+        /// the text so far is suggested (default 300); 0 sets no limit. Never at a replayed
         /// case's cursor.
         pub max_generate_ms: Option<u64>,
         /// Suggestions are cut to this many characters.
@@ -201,6 +201,12 @@ options! {
         /// to stay the same while the user types (default true); false: every completion is
         /// laid out as `crossfile complete` lays it out and read in a fresh context.
         pub reuse_kv: Option<bool>,
+        /// Lines below the cursor's line that a live fill-in-the-middle prompt shows after the
+        /// rest of the cursor's line (default 0). Whatever follows the cursor in such a prompt
+        /// is read again at every keystroke, since it comes after the text being typed.
+        /// `crossfile complete`, `bench run` and a replayed case show all the right context the
+        /// budget allows.
+        pub right_context_lines: Option<u32>,
     }
 }
 

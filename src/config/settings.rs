@@ -25,6 +25,12 @@ pub struct Settings {
     pub lsp: LspSettings,
 }
 
+/// The default decoding time budget of a live suggestion: on two cores the default model decodes
+/// about 19 tokens a second, so a whole line (and more) takes longer than a person's pause after
+/// a keystroke; within this budget the suggestion so far is shown, and typing on asks for the
+/// rest (llama.vim's `t_max_predict_ms` plays the same part). Never applied at a replayed case.
+pub const DEFAULT_MAX_GENERATE_MS: u64 = 300;
+
 /// `[lsp]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LspSettings {
@@ -32,10 +38,14 @@ pub struct LspSettings {
     pub debounce_ms: u64,
     /// Longest suggestion, in characters (default 500).
     pub max_suggestion_chars: usize,
-    /// Decoding time a suggestion may take, in milliseconds (default 0: no limit).
+    /// Decoding time a live suggestion may take, in milliseconds (default
+    /// [`DEFAULT_MAX_GENERATE_MS`]; 0: no limit).
     pub max_generate_ms: u64,
     /// Kept KV caches and steady prompts in live completion (default true).
     pub reuse_kv: bool,
+    /// Lines below the cursor's line in a live fill-in-the-middle prompt (default 0: the rest of
+    /// the cursor's line only).
+    pub right_context_lines: u32,
 }
 
 impl Default for Settings {
@@ -147,8 +157,9 @@ impl Settings {
             lsp: LspSettings {
                 debounce_ms: l.debounce_ms.unwrap_or(50),
                 max_suggestion_chars: l.max_suggestion_chars.unwrap_or(500),
-                max_generate_ms: l.max_generate_ms.unwrap_or(0),
+                max_generate_ms: l.max_generate_ms.unwrap_or(DEFAULT_MAX_GENERATE_MS),
                 reuse_kv: l.reuse_kv.unwrap_or(true),
+                right_context_lines: l.right_context_lines.unwrap_or(0),
             },
         }
     }

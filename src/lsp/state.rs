@@ -322,7 +322,8 @@ impl Folder {
             .with_kv_reuse(reuse)
             .with_steady_prompts(reuse)
             .with_next_line(true)
-            .with_generate_budget(Some(settings.lsp.max_generate_ms));
+            .with_generate_budget(Some(settings.lsp.max_generate_ms))
+            .with_live_right_lines(reuse.then_some(settings.lsp.right_context_lines as usize));
         *built = Some((settings.clone(), engine.backend.clone(), completer.clone()));
         completer
     }

@@ -250,11 +250,18 @@ impl Client {
     }
 }
 
-/// A user config naming the default model from the user's cache, one thread, and `extra`: two
-/// tests run at once on two cores, and a server of two threads beside another would spin in
-/// llama.cpp's barriers waiting for a core.
+/// A user config naming the small model from the user's cache, one thread, no decoding time
+/// budget, and `extra` (in `[model]`): two tests run at once on two cores, and a server of two
+/// threads beside another would spin in llama.cpp's barriers waiting for a core; the default
+/// budget would cut a suggestion wherever a loaded machine happens to be, and these tests compare
+/// suggestions (the budget's own test sets it).
 pub fn user_config(extra: &str) -> String {
     let model = crate::tokenizer::small_model();
+    let extra = if extra.contains("[lsp]\n") {
+        extra.replacen("[lsp]\n", "[lsp]\nmax_generate_ms = 0\n", 1)
+    } else {
+        format!("{extra}\n[lsp]\nmax_generate_ms = 0\n")
+    };
     format!(
         "[model]\npath = {:?}\nthreads = 1\n{extra}",
         model.display().to_string()

@@ -35,7 +35,7 @@ pub fn free_port() -> u16 {
         .port()
 }
 
-/// The default GGUF (SmolLM2-135M-Instruct Q4_1), fetched once into the user's cache as
+/// The small GGUF (SmolLM2-135M-Instruct Q4_1), fetched once into the user's cache as
 /// `crossfile model fetch` does it; `$CROSSFILE_TEST_GGUF` overrides.
 pub fn default_gguf() -> PathBuf {
     match std::env::var_os("CROSSFILE_TEST_GGUF") {
@@ -146,6 +146,11 @@ impl Drop for Server {
 /// same setting on both, all 8 agree (`llama-server` defaults to `auto`, which is on for CPU;
 /// llama-cpp-python defaults to off).
 pub fn llama_server(extra: &[&str]) -> LlamaServer {
+    llama_server_with(&default_gguf(), extra)
+}
+
+/// [`llama_server`] with another GGUF (the default code model, for the FIM routes).
+pub fn llama_server_with(gguf: &Path, extra: &[&str]) -> LlamaServer {
     let mut args = vec!["-fa", "on", "--no-webui"];
     args.extend(extra);
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -155,7 +160,7 @@ pub fn llama_server(extra: &[&str]) -> LlamaServer {
     runtime
         .block_on(LlamaServer::start(
             &llama_server_binary(),
-            &default_gguf(),
+            gguf,
             2048,
             2,
             &args,

@@ -4,7 +4,7 @@
 
 use crossfile::backend::BackendSettings;
 use crossfile::backend::{
-    Backend, BackendKind, FimParts, LlamaCppBackend, OpenAiBackend, OpenAiChatBackend,
+    Backend, BackendKind, FimChunk, FimParts, LlamaCppBackend, OpenAiBackend, OpenAiChatBackend,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -108,6 +108,65 @@ fn llamacpp_against_llama_server_is_greedy_and_reports_infill_as_unsupported() {
             .contains("Infill is not supported by this model"),
         "{e}"
     );
+}
+
+/// The default code model (Qwen2.5-Coder, FIM tokens) fills a hole both ways `llamacpp` can ask:
+/// `/completion` with crossfile's own repository-level FIM prompt and `/infill` with the parts
+/// and a cross-file chunk as `input_extra` (llama-server lays the prompt out itself). Both are
+/// greedy and name the parameters the chunk and the suffix show.
+#[test]
+fn a_fim_model_fills_the_hole_through_completion_and_infill() {
+    let _one = servers::exclusive();
+    let server = servers::llama_server_with(&crate::support::default_model(), &[]);
+    let rt = runtime();
+    let chunk = FimChunk {
+        filename: "geometry/shapes.py".into(),
+        text: "def rectangle_area(width, height):\n    return width * height\n".into(),
+    };
+    let prefix =
+        "from geometry.shapes import rectangle_area\n\n\ndef total_area(rects):\n    return sum(";
+    let suffix = " for width, height in rects)\n";
+    let prompt = format!(
+        "<|repo_name|>demo\n<|file_sep|>{}\n{}\n<|file_sep|>app.py\n<|fim_prefix|>{prefix}<|fim_suffix|>{suffix}<|fim_middle|>",
+        chunk.filename, chunk.text
+    );
+    let ask = |route: crossfile::backend::FimRoute| {
+        let backend = LlamaCppBackend::new(&BackendSettings {
+            fim: route,
+            ..real_settings(BackendKind::LlamaCpp, &server.url)
+        })
+        .expect("settings");
+        let mut asked = request(&prompt, 16, &["\n"]);
+        asked.fim = Some(FimParts {
+            prefix: prefix.into(),
+            suffix: suffix.into(),
+            chunks: vec![chunk.clone()],
+        });
+        let answers: Vec<String> = (0..2)
+            .map(|_| {
+                rt.block_on(backend.generate(&asked, &CancellationToken::new()))
+                    .unwrap_or_else(|e| panic!("{route:?}: {e}"))
+                    .text
+            })
+            .collect();
+        assert_eq!(answers[0], answers[1], "{route:?} is greedy");
+        answers[0].clone()
+    };
+    // Both see the chunk's parameters; llama-server's own layout (its placeholder names, its
+    // order) answers differently from crossfile's: on this hole `rect_area(width, height) …`
+    // against `rectangle_area(width, height)`, so only crossfile's is held to the exact call.
+    let prompted = ask(crossfile::backend::FimRoute::Prompt);
+    assert!(
+        prompted.contains("rectangle_area(width, height)"),
+        "{prompted:?}"
+    );
+    let infilled = ask(crossfile::backend::FimRoute::Infill);
+    assert!(infilled.contains("area(width, height)"), "{infilled:?}");
+    for text in [&prompted, &infilled] {
+        for token in ["<|fim_", "<|file_sep|>", "<|endoftext|>", "<|repo_name|>"] {
+            assert!(!text.contains(token), "printed {token}: {text:?}");
+        }
+    }
 }
 
 #[test]
