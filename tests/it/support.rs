@@ -322,14 +322,7 @@ pub fn stderr(output: &Output) -> String {
 pub fn small_model() -> PathBuf {
     static FETCHED: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     FETCHED
-        .get_or_init(|| {
-            crossfile::model::fetch(
-                &crossfile::model::SMOLLM2_135M,
-                &crossfile::config::default_cache_dir(),
-                &crossfile::progress::Progress::none(),
-            )
-            .expect("fetch the small model")
-        })
+        .get_or_init(|| fetched(&crossfile::model::SMOLLM2_135M))
         .clone()
 }
 
@@ -337,13 +330,16 @@ pub fn small_model() -> PathBuf {
 pub fn default_model() -> PathBuf {
     static FETCHED: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     FETCHED
-        .get_or_init(|| {
-            crossfile::model::fetch(
-                &crossfile::model::DEFAULT_MODEL,
-                &crossfile::config::default_cache_dir(),
-                &crossfile::progress::Progress::none(),
-            )
-            .expect("fetch the default model")
-        })
+        .get_or_init(|| fetched(&crossfile::model::DEFAULT_MODEL))
         .clone()
+}
+
+/// `model`'s file in the user's cache, fetched if it is not there.
+fn fetched(model: &crossfile::model::PinnedModel) -> PathBuf {
+    crossfile::model::fetch(
+        model,
+        &crossfile::config::default_cache_dir(),
+        &crossfile::progress::Progress::none(),
+    )
+    .unwrap_or_else(|e| panic!("fetch {}: {e}", model.name))
 }
