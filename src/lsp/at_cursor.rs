@@ -109,8 +109,9 @@ pub async fn complete(
 }
 
 /// Completes at `cursor` with the settings' retriever from this cursor's own prompt, never from
-/// the last answer's layout ([`crate::complete::Completer::with_fallback`]): the answer that
-/// replaces one the backend gave from it.
+/// the last answer's layout ([`crate::complete::Completer::with_fallback`]), and with no time
+/// budget (`lsp.max_generate_ms`): the answer that replaces, in the background, one the backend
+/// gave from that layout or cut at its budget.
 pub async fn complete_own(
     cursor: &Cursor,
     engine: &Engine,
@@ -135,6 +136,10 @@ async fn run(
         .folder
         .completer(settings, engine)
         .with_fallback(fallback);
+    if !fallback {
+        // In the background, nobody waits: the whole answer.
+        completer = completer.with_generate_budget(None);
+    }
     if explicit {
         // Retrievers side by side: each one's own ranking, not the order a previous completion
         // in the file left.

@@ -230,7 +230,8 @@ async fn complete_at(
         retriever: done.retriever.to_string(),
         timings: done.completion.timings,
     };
-    let from_fallback = done.completion.generation.from_fallback;
+    let generation = &done.completion.generation;
+    let replace = generation.from_fallback || generation.out_of_time;
     let last = Arc::new(LastCompletion {
         position,
         asked_at: position,
@@ -240,7 +241,7 @@ async fn complete_at(
         done: Arc::new(done),
     });
     state.remember_shared(uri.clone(), last.clone());
-    if from_fallback {
+    if replace {
         refresh::replace_later(&state, cursor, engine, Replaced { uri, last, limit });
     }
     Ok(shown)

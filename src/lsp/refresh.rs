@@ -1,11 +1,14 @@
-//! Replacing an answer made from the last answer's layout. When the cross-file block or the
-//! left context's start changes, the embedded backend answers at once from the last answer's
-//! layout with this cursor's text (its KV cache is warm) and reads the new prompt meanwhile
-//! ([`crate::backend::GenerateRequest::fallback`]). The user then often types along that
-//! answer, and the model is not asked again for a while. So the new prompt's own answer is asked
-//! for in the background, and once it comes it takes the fallback's place as the document's last
-//! suggestion if the user has typed nothing but a start of it: the rest the next keystroke is
-//! answered with is the fresh prompt's.
+//! Replacing an answer in the background by a better one at the same cursor, when the user has
+//! typed nothing but a start of it since. Two answers are replaced:
+//! - one made from the last answer's layout: when the cross-file block or the left context's
+//!   start changes, the embedded backend answers at once from the last answer's layout with this
+//!   cursor's text (its KV cache is warm) and reads the new prompt meanwhile
+//!   ([`crate::backend::GenerateRequest::fallback`]); the new prompt's own answer replaces it;
+//! - one its time budget cut (`lsp.max_generate_ms`): the embedded backend goes on decoding where
+//!   it stopped (its slot holds the answer so far) and the whole answer replaces the cut one.
+//!
+//! The user often types along the first answer, and the model is not asked again for a while:
+//! the rest the next keystroke is answered with is then the replacement's.
 //!
 //! It gives way to the user: a request that asks the model, in any document, cancels it
 //! ([`super::inflight::Requests::cancel_refresh`]; there is one model), and it waits for nothing the user does.
@@ -18,10 +21,10 @@ use super::at_cursor::{self, Cursor};
 use super::completed::{LastCompletion, at_most_chars};
 use super::state::{Engine, State};
 
-/// The answer a completion gave from the fallback, to be replaced.
+/// The answer a completion gave from the fallback or cut at its budget, to be replaced.
 pub struct Replaced {
     pub uri: Url,
-    /// The fallback's completion as it was kept (its done, where it was shown).
+    /// The completion as it was kept (its done, where it was shown).
     pub last: Arc<LastCompletion>,
     /// At most this many characters of a suggestion are shown.
     pub limit: usize,
@@ -35,7 +38,7 @@ pub fn replace_later(state: &Arc<State>, cursor: Cursor, engine: Engine, replace
         let done = match at_cursor::complete_own(&cursor, &engine, &cancel).await {
             Ok(done) => done,
             Err(e) => {
-                tracing::debug!(uri = %replaced.uri, "the fallback's answer stays: {e}");
+                tracing::debug!(uri = %replaced.uri, "the answer stays: {e}");
                 return;
             }
         };
@@ -52,23 +55,23 @@ pub fn replace_later(state: &Arc<State>, cursor: Cursor, engine: Engine, replace
                 done: done.clone(),
             })
         });
-        tracing::debug!(uri = %replaced.uri, kept, suggestion = shown, "the fallback's answer replaced");
+        tracing::debug!(uri = %replaced.uri, kept, suggestion = shown, "the answer replaced");
     });
 }
 
-/// What is left of `shown` (asked where `fallback` was shown) once the user has typed what they
-/// typed along `fallback` to reach `now`: when `now` is `fallback` or an answer of typing along
+/// What is left of `shown` (asked where `first` was shown) once the user has typed what they
+/// typed along `first` to reach `now`: when `now` is `first` or an answer of typing along
 /// it, and what was typed is a start of `shown` too.
 fn typed_since<'s>(
-    fallback: &LastCompletion,
+    first: &LastCompletion,
     now: &LastCompletion,
     shown: &'s str,
 ) -> Option<&'s str> {
-    if !Arc::ptr_eq(&fallback.done, &now.done) {
+    if !Arc::ptr_eq(&first.done, &now.done) {
         return None;
     }
-    let typed = fallback
+    let typed = first
         .shown
-        .get(..fallback.shown.len().checked_sub(now.shown.len())?)?;
+        .get(..first.shown.len().checked_sub(now.shown.len())?)?;
     shown.strip_prefix(typed)
 }

@@ -277,6 +277,67 @@ fn a_time_budget_cuts_decoding_and_keeps_what_was_generated() {
     assert!(!cut.text.contains('\u{fffd}'), "{cut:?}");
 }
 
+/// An answer its time budget cut goes on where it stopped when the same prompt is asked again
+/// with no budget (the server's background replacement): nothing of the prompt is read again,
+/// the cut text is where it starts, and the whole answer is the one a fresh context gives
+/// without a budget. Another prompt does not resume it.
+#[test]
+fn a_cut_answer_resumes_where_it_stopped_and_ends_as_the_uncut_answer() {
+    let prompt = lines("core.py", 1180, 1215);
+    let mut long = request(&prompt, true);
+    long.max_tokens = 120;
+    let uncut = runtime()
+        .block_on(backend(1).generate(&long, &CancellationToken::new()))
+        .expect("generate");
+    assert!(
+        !uncut.out_of_time && uncut.generated_tokens > Some(8),
+        "{uncut:?}"
+    );
+
+    let backend = backend(2);
+    let mut budget = long.clone();
+    budget.max_generate_ms = Some(100);
+    let cut = runtime()
+        .block_on(backend.generate(&budget, &CancellationToken::new()))
+        .expect("generate");
+    assert!(cut.out_of_time, "{cut:?}");
+    let resumed = runtime()
+        .block_on(backend.generate(&long, &CancellationToken::new()))
+        .expect("generate");
+    eprintln!(
+        "cut after {:?} tokens, resumed to {:?} in {:?} ms (prompt {:?} ms)",
+        cut.generated_tokens, resumed.generated_tokens, resumed.generate_ms, resumed.prompt_ms
+    );
+    assert_eq!(
+        resumed.reused_tokens, resumed.prompt_tokens,
+        "nothing read again"
+    );
+    assert!(!resumed.out_of_time);
+    assert!(resumed.text.starts_with(&cut.text));
+    assert_eq!(resumed.text, uncut.text);
+    assert_eq!(resumed.generated_tokens, uncut.generated_tokens);
+
+    // Once resumed, the answer is whole: the same prompt again is read as usual.
+    let again = runtime()
+        .block_on(backend.generate(&long, &CancellationToken::new()))
+        .expect("generate");
+    assert!(again.reused_tokens < again.prompt_tokens, "{again:?}");
+    assert_eq!(again.text, uncut.text);
+
+    // A cut answer is not resumed by another prompt.
+    let cut = runtime()
+        .block_on(backend.generate(&budget, &CancellationToken::new()))
+        .expect("generate");
+    assert!(cut.out_of_time);
+    let other = format!("{prompt}    ");
+    let mut asked = long.clone();
+    asked.prompt = other;
+    let answer = runtime()
+        .block_on(backend.generate(&asked, &CancellationToken::new()))
+        .expect("generate");
+    assert!(answer.reused_tokens < answer.prompt_tokens, "{answer:?}");
+}
+
 /// Asks `backend` for `prompt`, live, with `fallback` as the prompt whose answer would also do.
 /// `prompt` asked live with `fallback`, and `ahead` to read while nothing is asked, as the
 /// completer asks at a new cross-file block.

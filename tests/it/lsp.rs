@@ -1,6 +1,8 @@
 //! `crossfile serve` driven over stdio by a small real client: initialize, index progress, an
 //! unsaved buffer, completion, inline completion, settings (good and bad), shutdown and exit.
 
+use std::time::{Duration, Instant};
+
 use serde_json::{Value, json};
 
 use crate::lsp_client::{Client, FIXTURE, uri};
@@ -256,10 +258,13 @@ fn typing_along_a_suggestion_answers_its_rest_without_the_model() {
 }
 
 /// `lsp.max_generate_ms` cuts a long generation: the suggestion is the start of the one the
-/// same server gives without the budget.
+/// same server gives without the budget. The whole answer is then asked for in the background
+/// and replaces the cut one: typing the cut suggestion's first character is answered, without
+/// the model, with the rest of the whole answer.
 #[test]
-fn the_time_budget_cuts_a_long_generation() {
-    let suggestion = |budget_ms: u64| {
+fn the_time_budget_cuts_a_long_generation_and_the_whole_answer_follows() {
+    let text = "from geometry.shapes import Rectangle, rectangle_area\n\n\ndef ";
+    let start = |budget_ms: u64| {
         let ws = Workspace::new(FIXTURE);
         let mut client = Client::start(ws.cache.path());
         let mut opts = options(&ws);
@@ -272,11 +277,14 @@ fn the_time_budget_cuts_a_long_generation() {
         client.notify(
             "textDocument/didOpen",
             json!({"textDocument": {"uri": file, "languageId": "python", "version": 1,
-                   "text": "from geometry.shapes import Rectangle, rectangle_area\n\n\ndef "}}),
+                   "text": text}}),
         );
+        (ws, client, file)
+    };
+    let suggestion = |client: &mut Client, file: &str, (line, character): (usize, usize)| {
         let answer = client.request(
             "textDocument/inlineCompletion",
-            json!({"textDocument": {"uri": file}, "position": {"line": 3, "character": 4},
+            json!({"textDocument": {"uri": file}, "position": {"line": line, "character": character},
                    "context": {"triggerKind": 2}}),
         );
         assert!(answer.pointer("/result/items").is_some(), "{answer}");
@@ -287,12 +295,43 @@ fn the_time_budget_cuts_a_long_generation() {
             .unwrap_or_default()
             .to_string()
     };
-    let full = suggestion(0);
-    let cut = suggestion(100);
+    let full = {
+        let (_ws, mut client, file) = start(0);
+        suggestion(&mut client, &file, (3, 4))
+    };
+    let (_ws, mut client, file) = start(100);
+    let cut = suggestion(&mut client, &file, (3, 4));
     assert!(
         cut.len() < full.len() && full.starts_with(&cut),
         "{cut:?} / {full:?}"
     );
+    let context = client.execute("crossfile.context", json!({"uri": file}));
+    assert_eq!(context["generation"]["outOfTime"], json!(true), "{context}");
+
+    // The whole answer replaces it in the background.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let context = client.execute("crossfile.context", json!({"uri": file}));
+        if context["generation"]["outOfTime"] == json!(false) {
+            assert_eq!(context["suggestion"], json!(full), "{context}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "never replaced: {context}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let first = full.chars().next().expect("a suggestion");
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": file, "version": 2},
+               "contentChanges": [{"text": format!("{text}{first}")}]}),
+    );
+    let after = if first == '\n' {
+        (4, 0)
+    } else {
+        (3, 4 + first.len_utf16())
+    };
+    let rest = suggestion(&mut client, &file, after);
+    assert_eq!(format!("{first}{rest}"), full);
 }
 
 /// A model the server must fetch first (here the small one, named, into the test's own cache):
@@ -324,7 +363,7 @@ fn a_model_fetched_at_start_shows_its_progress_and_completions_meanwhile_say_so(
             && m.pointer("/params/value/kind") == Some(&json!("end"))
     };
     let end = client
-        .wait_until(std::time::Duration::from_secs(600), is_model_end)
+        .wait_until(Duration::from_secs(600), is_model_end)
         .unwrap_or_else(|| panic!("no end of the download; log:\n{}", client.log_tail()));
     assert_eq!(
         end.pointer("/params/value/message"),

@@ -55,6 +55,13 @@ describe('ghost text', function()
       assert.equal(lines[1], mark[4].virt_text[1][1])
     end
     assert.equal(#lines - 1, mark[4].virt_lines and #mark[4].virt_lines or 0)
+    -- The statusline names the model that answered, as the server names it.
+    local status = child.wait_for(10000, [[
+      local s = require('crossfile').status()
+      return s:lower():find('smollm2', 1, true) and s or nil
+    ]])
+    assert.is_truthy(status, 'the statusline does not name the model')
+    assert.is_truthy(status:find('^crossfile · '), status)
 
     child.input('<Tab>')
     local after = child.lua([[

@@ -26,6 +26,9 @@ pub(super) struct Slot<'m> {
     pub(super) whole: usize,
     /// When it was last used (the pool's clock).
     pub(super) used: u64,
+    /// The prompt's length when `tokens` is a greedy live answer's prompt and the tokens it
+    /// generated before its time budget cut it: an answer [`Decode::resume`] can go on with.
+    pub(super) cut_answer: Option<usize>,
 }
 
 impl Slot<'_> {
@@ -33,6 +36,14 @@ impl Slot<'_> {
         self.ctx.clear_kv_cache();
         self.tokens.clear();
         self.whole = 0;
+        self.cut_answer = None;
+    }
+
+    /// Whether this slot holds `prompt`'s greedy answer cut by its time budget, to go on with.
+    pub(super) fn resumes(&self, prompt: &[LlamaToken]) -> bool {
+        self.cut_answer == Some(prompt.len())
+            && self.tokens.len() > prompt.len()
+            && self.tokens.starts_with(prompt)
     }
 }
 
@@ -77,6 +88,7 @@ impl Decode<'_, '_> {
     /// blocks: an exact plan's prefix; a shifted plan's prefix up to its last whole block
     /// (nothing after a shifted run is exact). Whether the plan was exact.
     fn prepare(&mut self, plan: &reuse::Plan) -> Result<bool, BackendError> {
+        self.slot.cut_answer = None;
         let exact = plan.is_exact(self.slot.whole);
         let reused = self.keep(plan)?;
         self.slot.whole = if exact {
@@ -150,23 +162,96 @@ impl Decode<'_, '_> {
             self.decode_chunk(&mut batch, tokens, chunk, exact)?;
         }
         generation.prompt_ms = Some(ms(prompt_start));
+        self.answer(
+            &mut batch,
+            tokens.len(),
+            Text::new(&job.request.stop),
+            0,
+            job,
+            generation,
+        )
+    }
 
+    /// Generates the rest of a greedy answer this live slot was cut from by its time budget
+    /// ([`Slot::cut_answer`]): the last generated token is decoded again alone, as it was, for
+    /// its logits, and decoding goes on. The cache then holds what it would hold had the answer
+    /// never been cut, so the whole answer is the uncut one's.
+    pub(super) fn resume(
+        mut self,
+        prompt_len: usize,
+        job: &Job,
+        generation: &mut Generation,
+    ) -> Result<(), BackendError> {
+        let Some(&last) = self.slot.tokens.last() else {
+            return Err(self.error("no answer to resume".into()));
+        };
+        let at = self.slot.tokens.len() - 1;
+        self.slot.cut_answer = None;
+        let position = u32::try_from(at).map_err(|_| self.error(format!("position {at}")))?;
+        self.slot
+            .ctx
+            .kv_cache_seq_rm(0, Some(position), None)
+            .map_err(|e| self.error(format!("resuming: {e}")))?;
+        self.slot.tokens.truncate(at);
+        let mut batch = LlamaBatch::new(1, 1);
+        self.add(&mut batch, last, at, true)?;
+        self.slot
+            .ctx
+            .decode(&mut batch)
+            .map_err(|e| self.error(format!("resuming: {e}")))?;
+        self.slot.tokens.push(last);
+        generation.reused_tokens = Some(u32::try_from(prompt_len).unwrap_or(u32::MAX));
+        generation.prompt_ms = Some(0.0);
+        // The text so far, through the same stops (a request with other stops may end in it).
+        let vocab = self.model.vocab();
+        let mut text = Text::new(&job.request.stop);
+        let mut piece = Vec::new();
+        let mut generated = 0u32;
+        for &token in &self.slot.tokens[prompt_len..] {
+            generated += 1;
+            piece.clear();
+            vocab.token_to_piece_into(token, &mut piece, false, None);
+            if text.push(&piece) || generated >= job.request.max_tokens {
+                generation.generated_tokens = Some(generated);
+                generation.text = text.finish();
+                return Ok(());
+            }
+        }
+        self.answer(&mut batch, prompt_len, text, generated, job, generation)
+    }
+
+    /// Generates from the logits of `batch`'s last token, the slot holding `prompt_len` prompt
+    /// tokens and `generated` tokens already answered (their text in `text`).
+    fn answer(
+        &mut self,
+        batch: &mut LlamaBatch,
+        prompt_len: usize,
+        mut text: Text<'_>,
+        mut generated: u32,
+        job: &Job,
+        generation: &mut Generation,
+    ) -> Result<(), BackendError> {
+        let cancel = &job.cancel;
         let vocab = self.model.vocab();
         let generate_start = Instant::now();
-        let mut text = Text::new(&job.request.stop);
         let max_tokens = job.request.max_tokens;
-        let mut generated = 0u32;
         let mut piece = Vec::new();
         let deadline = job
             .request
             .max_generate_ms
             .map(|ms| generate_start + std::time::Duration::from_millis(ms));
         let mut sampler = job.request.sampling.map(sampler_for);
+        let resumed = generated;
+        let greedy = sampler.is_none();
         while generated < max_tokens {
             if cancel.is_cancelled() {
+                if self.live && greedy && generated > 0 {
+                    // Cut here as by a budget: the slot holds the answer so far, consistently.
+                    self.slot.cut_answer = Some(prompt_len);
+                }
                 return Err(BackendError::Cancelled);
             }
-            if generated > 0 && deadline.is_some_and(|at| Instant::now() >= at) {
+            if generated > resumed && deadline.is_some_and(|at| Instant::now() >= at) {
                 generation.out_of_time = true;
                 break;
             }
@@ -175,7 +260,7 @@ impl Decode<'_, '_> {
                 Some(sampler) => sampler.sample(&self.slot.ctx, last),
                 None => argmax(self.slot.ctx.get_logits_ith(last)),
             };
-            if generated == 0 {
+            if generated == resumed {
                 generation.first_token_ms = Some(ms(job.start));
             }
             // End of generation, or any other control token: no code contains one.
@@ -190,24 +275,29 @@ impl Decode<'_, '_> {
             }
             batch.clear();
             let pos = self.slot.tokens.len();
-            self.add(&mut batch, token, pos, true)?;
+            self.add(batch, token, pos, true)?;
             self.slot
                 .ctx
-                .decode(&mut batch)
+                .decode(batch)
                 .map_err(|e| self.error(format!("decoding token {generated}: {e}")))?;
             self.slot.tokens.push(token);
         }
         generation.generate_ms = Some(ms(generate_start));
         generation.generated_tokens = Some(generated);
         tracing::debug!(
-            prompt_tokens = tokens.len(),
-            reused,
+            prompt_tokens = prompt_len,
+            reused = generation.reused_tokens,
             prompt_ms = generation.prompt_ms,
             generated,
+            resumed,
             generate_ms = generation.generate_ms,
-            live,
+            live = self.live,
             "decoded"
         );
+        // A greedy live answer cut by its budget can be resumed while the slot holds it.
+        if self.live && generation.out_of_time && greedy {
+            self.slot.cut_answer = Some(prompt_len);
+        }
         generation.text = if generation.out_of_time {
             text.whole_characters()
         } else {

@@ -10,8 +10,10 @@
 //! up to 512 tokens as always and dropped after it; the kept (live) contexts read prompts in
 //! blocks, and their compute buffers are a block's. Between jobs the thread reads one prompt
 //! ahead ([`Prefill`]) into a slot other than the one that answered, a block at a time while no
-//! job waits; a live job may be answered from its warm fallback meanwhile. [`super::decode`]
-//! reads and generates in one slot.
+//! job waits; a live job may be answered from its warm fallback meanwhile. A greedy live answer
+//! its time budget cut stays in its slot: the same prompt asked again (the server's background
+//! replacement, with no budget) goes on decoding where it stopped ([`Decode::resume`]), exactly
+//! as the uncut answer would have. [`super::decode`] reads and generates in one slot.
 
 use std::num::NonZeroU32;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -178,6 +180,20 @@ impl<'m> Pool<'m> {
             decode.run(&tokens, &reuse::Plan::default(), job, &mut generation)?;
             return Ok(generation);
         }
+        if request.sampling.is_none()
+            && let Some(at) = self.slots.iter().position(|slot| slot.resumes(&tokens))
+        {
+            // The rest of an answer its time budget cut: decoding goes on where it stopped.
+            tracing::debug!(
+                slot = at,
+                prompt_tokens = tokens.len(),
+                "resuming a cut answer"
+            );
+            generation.reused_tokens = generation.prompt_tokens;
+            return self.in_slot(at, generation, |decode, generation| {
+                decode.resume(tokens.len(), job, generation)
+            });
+        }
         if let Some(fallback) = &request.fallback {
             let fallback = self.tokenize(fallback)?;
             if !fallback.is_empty()
@@ -254,24 +270,35 @@ impl<'m> Pool<'m> {
         tokens: &[LlamaToken],
         plan: &reuse::Plan,
         job: &Job,
+        generation: Generation,
+    ) -> Result<Generation, BackendError> {
+        self.in_slot(at, generation, |decode, generation| {
+            decode.run(tokens, plan, job, generation)
+        })
+    }
+
+    /// Runs `work` in the kept slot `at`, which it then last used; a slot whose decode failed is
+    /// emptied (what its cache holds is unknown).
+    fn in_slot(
+        &mut self,
+        at: usize,
         mut generation: Generation,
+        work: impl FnOnce(Decode<'_, 'm>, &mut Generation) -> Result<(), BackendError>,
     ) -> Result<Generation, BackendError> {
         self.clock += 1;
         let (clock, config, model) = (self.clock, self.config, self.model);
         let slot = &mut self.slots[at];
         slot.used = clock;
-        let outcome = Decode {
+        let decode = Decode {
             slot,
             config,
             model,
             live: true,
-        }
-        .run(tokens, plan, job, &mut generation);
-        match outcome {
+        };
+        match work(decode, &mut generation) {
             Ok(()) => Ok(generation),
             Err(BackendError::Cancelled) => Err(BackendError::Cancelled),
             Err(e) => {
-                // What the cache holds after a failed decode is unknown: empty the slot.
                 self.slots[at].empty();
                 Err(e)
             }
@@ -467,6 +494,7 @@ impl<'m> Pool<'m> {
             tokens: Vec::new(),
             whole: 0,
             used: 0,
+            cut_answer: None,
         })
     }
 

@@ -163,11 +163,13 @@ function M.context(opts)
   return client.execute(c, 'crossfile.context', { uri = vim.uri_from_bufnr(buf) }, buf)
 end
 
---- A short status for a statusline: `crossfile · <latency> ms · case 3/30 · ES 71.4`, or ''.
+--- A short status for a statusline: `crossfile · <model> · <retriever> · <latency> ms · case 3/30 ·
+--- ES 71.4`, or ''.
 function M.status()
   local buf = vim.api.nvim_get_current_buf()
   if not client.for_buf(buf) then return '' end
   local parts = { 'crossfile' }
+  if inline.models[buf] then parts[#parts + 1] = inline.models[buf] end
   local retriever = vim.tbl_get(config.options.settings, 'retrieve', 'retriever')
   if retriever then parts[#parts + 1] = retriever end
   local last = inline.last
