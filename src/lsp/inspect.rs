@@ -77,6 +77,8 @@ pub async fn compare(
     };
     let cursor = at_cursor::prepare(state, asked, &cancel).await?;
     let engine = state.engine().await?;
+    // The model is wanted here: an answer being replaced in the background gives way.
+    state.requests.cancel_refresh();
     let mut results = Vec::new();
     for spec in &specs {
         let result = match at_cursor::complete(&cursor, &engine, Some(spec), &cancel).await {

@@ -305,8 +305,6 @@ fn the_time_budget_cuts_a_long_generation_and_the_whole_answer_follows() {
         cut.len() < full.len() && full.starts_with(&cut),
         "{cut:?} / {full:?}"
     );
-    let context = client.execute("crossfile.context", json!({"uri": file}));
-    assert_eq!(context["generation"]["outOfTime"], json!(true), "{context}");
 
     // The whole answer replaces it in the background.
     let deadline = Instant::now() + Duration::from_secs(120);
