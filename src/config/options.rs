@@ -192,8 +192,8 @@ options! {
         /// document (a keystroke later) replaces it without running the model.
         pub debounce_ms: Option<u64>,
         /// Decoding a suggestion (not reading the prompt) stops after this many milliseconds and
-        /// the text so far is suggested (default 300); 0 sets no limit. Never at a replayed
-        /// case's cursor.
+        /// the text so far is suggested (default 300), the whole answer then being finished in
+        /// the background for typing along; 0 sets no limit. Never at a replayed case's cursor.
         pub max_generate_ms: Option<u64>,
         /// Suggestions are cut to this many characters.
         pub max_suggestion_chars: Option<usize>,

@@ -189,7 +189,6 @@ impl<'m> Pool<'m> {
                 prompt_tokens = tokens.len(),
                 "resuming a cut answer"
             );
-            generation.reused_tokens = generation.prompt_tokens;
             return self.in_slot(at, generation, |decode, generation| {
                 decode.resume(tokens.len(), job, generation)
             });
