@@ -69,6 +69,10 @@ impl Backend for CachedBackend {
         self.inner.keeps_contexts()
     }
 
+    fn foreground(&self) -> super::Foreground {
+        self.inner.foreground()
+    }
+
     async fn generate(
         &self,
         request: &GenerateRequest,

@@ -177,6 +177,13 @@ pub trait Backend: Send + Sync {
         false
     }
 
+    /// Marks a request for the model as on its way (its prompt being built) until the guard is
+    /// dropped: a backend that works while idle (the embedded one reads prompts ahead) leaves
+    /// that work meanwhile, so the request finds the cores free. Others have nothing to leave.
+    fn foreground(&self) -> Foreground {
+        Foreground::default()
+    }
+
     /// Generates greedily, or as [`GenerateRequest::sampling`] says. Returns [`BackendError::Cancelled`] soon after `cancel` fires, and the
     /// backend is free for the next request.
     async fn generate(
@@ -184,6 +191,26 @@ pub trait Backend: Send + Sync {
         request: &GenerateRequest,
         cancel: &CancellationToken,
     ) -> Result<Generation, BackendError>;
+}
+
+/// A request for the model on its way ([`Backend::foreground`]), counted while it lives.
+#[derive(Debug, Default)]
+pub struct Foreground(Option<Arc<std::sync::atomic::AtomicUsize>>);
+
+impl Foreground {
+    /// Counts one more request on its way in `waiting`, until dropped.
+    pub fn counted_in(waiting: Arc<std::sync::atomic::AtomicUsize>) -> Foreground {
+        waiting.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Foreground(Some(waiting))
+    }
+}
+
+impl Drop for Foreground {
+    fn drop(&mut self) {
+        if let Some(waiting) = &self.0 {
+            waiting.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
 }
 
 /// Why generation failed. Never carries an API key.

@@ -25,7 +25,7 @@ use crate::lang::Language;
 use crate::postprocess::{self, Unit};
 use crate::prompt::{self, Budget, CrossfileLayout, Layout, Prompt, PromptInput, Template};
 use crate::retrieve::{Hit, Query, RetrieveError, Retriever};
-use crate::tokenize::Tokenizer;
+use crate::tokenize::{MemoCounts, Tokenizer};
 
 /// A finished completion and how it was made.
 #[derive(Clone, Debug)]
@@ -175,8 +175,13 @@ impl Completer {
     /// completion: [`Layout::Steady`]; retrieval at the start of the cursor's line, so the
     /// chunks change from line to line, not at each keystroke; and each file's last cross-file
     /// block kept in its order while retrieval still ranks its chunks best), or exactly as the
-    /// benchmarks do (the default).
+    /// benchmarks do (the default). Steady prompts remember token counts ([`MemoCounts`]): each
+    /// keystroke lays out its prompt, its fallback and its read-ahead, which count mostly the
+    /// same texts.
     pub fn with_steady_prompts(mut self, steady: bool) -> Completer {
+        if steady && self.steady.is_none() {
+            self.tokenizer = Arc::new(MemoCounts::new(self.tokenizer));
+        }
         self.steady = steady.then(|| self.steady.clone().unwrap_or_default());
         self
     }

@@ -140,6 +140,8 @@ async fn suggest(
     // The model is wanted here: a fallback's answer being replaced in the background (in this
     // document or another) gives way.
     state.requests.cancel_refresh();
+    // Its prompt is built on a core that the model's idle work (reading ahead) would take.
+    let _foreground = state.foreground();
     // Dropped with this handler (`$/cancelRequest`): the task stops at its next check.
     let cancel_on_drop = request.token.clone().drop_guard();
     let asked = CursorRequest {

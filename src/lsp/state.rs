@@ -17,7 +17,7 @@ use super::error::ServeError;
 use super::inflight::Requests;
 use super::replayed::Replay;
 
-use crate::backend::Backend;
+use crate::backend::{Backend, Foreground};
 use crate::complete::Completer;
 use crate::config::{Options, Settings};
 use crate::index::{Index, Progress};
@@ -209,6 +209,20 @@ impl State {
 
     /// Settings for the model: the first folder's, else the user's file and the client's (the
     /// client's alone if the user's file is bad; the error was shown when it was read).
+    /// Marks a completion that wants the model as on its way ([`Backend::foreground`]) while the
+    /// guard lives, when the model is loaded: the backend leaves its idle work meanwhile.
+    pub fn foreground(&self) -> Foreground {
+        self.engine
+            .try_lock()
+            .ok()
+            .and_then(|loaded| {
+                loaded
+                    .as_ref()
+                    .map(|(_, engine)| engine.backend.foreground())
+            })
+            .unwrap_or_default()
+    }
+
     pub fn engine_settings(&self) -> Arc<Settings> {
         match self.folders().first() {
             Some(folder) => folder.settings(),

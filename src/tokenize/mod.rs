@@ -6,12 +6,14 @@
 
 mod gguf;
 mod hf;
+mod memo;
 mod pieces;
 
 use std::path::PathBuf;
 
 pub use gguf::{GgufMetadata, GgufValue, read_metadata};
 pub use hf::{GgufTokenizer, SUPPORTED_PRE};
+pub use memo::MemoCounts;
 
 /// A tokenizer: text to token ids and back, and the vocabulary's special tokens.
 pub trait Tokenizer: Send + Sync {

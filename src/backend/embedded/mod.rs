@@ -23,6 +23,7 @@ mod tokenizer;
 mod worker;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
@@ -36,7 +37,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use tokenizer::LlamaTokenizer;
 
-use super::{Backend, BackendError, GenerateRequest, Generation};
+use super::{Backend, BackendError, Foreground, GenerateRequest, Generation};
 use crate::model::ModelSettings;
 use crate::tokenize::Tokenizer;
 use worker::{Job, Worker, WorkerConfig};
@@ -48,6 +49,9 @@ pub struct EmbeddedBackend {
     n_ctx: u32,
     tokenizer: Arc<LlamaTokenizer>,
     worker: Worker,
+    /// Requests on their way ([`Backend::foreground`]): the decode thread does no idle work
+    /// while there are any.
+    waiting: Arc<AtomicUsize>,
 }
 
 impl EmbeddedBackend {
@@ -67,11 +71,13 @@ impl EmbeddedBackend {
             slots: usize::try_from(settings.kv_slots.max(1)).unwrap_or(1),
             shift_min_span: usize::try_from(settings.kv_shift_min_span).unwrap_or(usize::MAX),
         };
+        let waiting = Arc::new(AtomicUsize::new(0));
         Ok(EmbeddedBackend {
             path: model_path.to_path_buf(),
             n_ctx,
             tokenizer,
-            worker: Worker::start(model, config)?,
+            worker: Worker::start(model, config, Arc::clone(&waiting))?,
+            waiting,
         })
     }
 
@@ -104,6 +110,10 @@ impl Backend for EmbeddedBackend {
 
     fn keeps_contexts(&self) -> bool {
         true
+    }
+
+    fn foreground(&self) -> Foreground {
+        Foreground::counted_in(Arc::clone(&self.waiting))
     }
 
     async fn generate(
