@@ -99,8 +99,9 @@ pub struct GenerateRequest {
     /// in an editor, where the next keystroke's prompt shares most of the last one's). `false`
     /// asks for exactly a fresh context's answer (`bench run`, replay).
     pub reuse_kv: bool,
-    /// Decoding stops after this many milliseconds (the prompt's reading not counted) and the
-    /// text so far is the answer, whole characters only (`None`: no limit).
+    /// Decoding stops after this many milliseconds (the prompt's reading not counted), once a
+    /// token is decoded, and the text so far is the answer, whole characters only (`None`: no
+    /// limit).
     pub max_generate_ms: Option<u64>,
     /// Another prompt whose answer would do (live completion: the prompt with the cross-file
     /// block of the last answer, when retrieval now gives another). A backend that holds it in

@@ -355,11 +355,15 @@ impl Completer {
             let mut next = query;
             next.left.push('\n');
             let prompt = self.prompt(&next, &completion.hits);
+            let mut request = self.request(&prompt, &completion.hits);
+            // One time budget for the suggestion: the next line gets what the empty answer (its
+            // prompt read and its one token) left of it, and at least a token.
+            request.max_generate_ms = request
+                .max_generate_ms
+                .map(|budget| budget.saturating_sub(generate_ms as u64).max(1));
             let started = Instant::now();
             let generation = bound_to_budget(
-                self.backend
-                    .generate(&self.request(&prompt, &completion.hits), cancel)
-                    .await?,
+                self.backend.generate(&request, cancel).await?,
                 self.budget.max_new_tokens,
             );
             generate_ms += started.elapsed().as_secs_f64() * 1e3;
