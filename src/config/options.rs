@@ -193,7 +193,8 @@ options! {
         pub debounce_ms: Option<u64>,
         /// Decoding a suggestion (not reading the prompt) stops after this many milliseconds and
         /// the text so far is suggested (default 300), the whole answer then being finished in
-        /// the background for typing along; 0 sets no limit. Never at a replayed case's cursor.
+        /// the background for typing along; 0 sets no limit. The next line's answer after an
+        /// empty one at a line's end gets what that left. Never at a replayed case's cursor.
         pub max_generate_ms: Option<u64>,
         /// Suggestions are cut to this many characters.
         pub max_suggestion_chars: Option<usize>,
