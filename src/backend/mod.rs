@@ -20,6 +20,7 @@ mod stop;
 mod tgi;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
@@ -196,12 +197,12 @@ pub trait Backend: Send + Sync {
 
 /// A request for the model on its way ([`Backend::foreground`]), counted while it lives.
 #[derive(Debug, Default)]
-pub struct Foreground(Option<Arc<std::sync::atomic::AtomicUsize>>);
+pub struct Foreground(Option<Arc<AtomicUsize>>);
 
 impl Foreground {
     /// Counts one more request on its way in `waiting`, until dropped.
-    pub fn counted_in(waiting: Arc<std::sync::atomic::AtomicUsize>) -> Foreground {
-        waiting.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    pub fn counted_in(waiting: Arc<AtomicUsize>) -> Foreground {
+        waiting.fetch_add(1, Ordering::SeqCst);
         Foreground(Some(waiting))
     }
 }
@@ -209,7 +210,7 @@ impl Foreground {
 impl Drop for Foreground {
     fn drop(&mut self) {
         if let Some(waiting) = &self.0 {
-            waiting.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+            waiting.fetch_sub(1, Ordering::SeqCst);
         }
     }
 }

@@ -207,8 +207,6 @@ impl State {
             .min_by_key(|(_, rel)| rel.len())
     }
 
-    /// Settings for the model: the first folder's, else the user's file and the client's (the
-    /// client's alone if the user's file is bad; the error was shown when it was read).
     /// Marks a completion that wants the model as on its way ([`Backend::foreground`]) while the
     /// guard lives, when the model is loaded: the backend leaves its idle work meanwhile.
     pub fn foreground(&self) -> Foreground {
@@ -223,6 +221,8 @@ impl State {
             .unwrap_or_default()
     }
 
+    /// Settings for the model: the first folder's, else the user's file and the client's (the
+    /// client's alone if the user's file is bad; the error was shown when it was read).
     pub fn engine_settings(&self) -> Arc<Settings> {
         match self.folders().first() {
             Some(folder) => folder.settings(),

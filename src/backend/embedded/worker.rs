@@ -174,8 +174,9 @@ const FALLBACK_GAIN: usize = 4 * reuse::BLOCK;
 /// it, and decoded 12.9 tokens a second against 23.2 (2 cores, `n_ctx` 2048). Its tiled kernel
 /// for larger batches also makes a token's KV depend on how its batch is cut (64-token batches
 /// and 65-token ones differed), while without it every batch cut at multiples of
-/// [`reuse::BLOCK`] gives the same KV, bit for bit (measured with both catalogue models: blocks
-/// of 16, 48, 128, 512 and mixed sizes), which is what exact reuse rests on.
+/// [`reuse::BLOCK`] gave the same KV, bit for bit (Qwen2.5-Coder-0.5B: blocks of 16, 32, 48,
+/// 64, 128, 512 and mixed sizes; SmolLM2-135M: 16, 48, 128 and mixed sizes), which is what
+/// exact reuse rests on.
 const FLASH_ATTENTION_OFF: i32 = 0;
 
 /// The kept contexts.
