@@ -464,3 +464,39 @@ fn the_step_is_read_ahead_after_the_new_block_without_another_request() {
         assert_read_ahead(&generate(&kept, prompt, true), fresh);
     }
 }
+
+/// While a request is on its way (`Backend::foreground`: the language server builds its prompt
+/// and needs a core), nothing is read ahead; once it is answered, reading ahead goes on.
+#[test]
+fn nothing_is_read_ahead_while_a_request_is_on_its_way() {
+    let (old, new, ahead) = block_change();
+    let started = std::time::Instant::now();
+    let fresh_new = cold(&new);
+    let read = started.elapsed();
+    let kept = backend(2);
+    generate(&kept, &old, true);
+
+    let on_its_way = kept.foreground();
+    assert!(with_fallback(&kept, &new, &old, Some(&ahead)).from_fallback);
+    // Time enough to read the new prompt twice over, had anything been read.
+    std::thread::sleep(read * 2 + Duration::from_secs(2));
+    let asked = generate(&kept, &new, true);
+    let (reused, total) = (
+        asked.reused_tokens.unwrap_or(0),
+        asked.prompt_tokens.unwrap_or(0),
+    );
+    assert!(
+        reused * 2 < total,
+        "read ahead while a request was on its way: {asked:?}"
+    );
+    assert_eq!(asked.text, fresh_new.text, "as a fresh context answers");
+    drop(on_its_way);
+
+    // The guard gone, the step asked for is read ahead while nothing is asked.
+    let fresh_ahead = cold(&ahead);
+    let again = with_fallback(&kept, &new, &old, Some(&ahead));
+    assert!(!again.from_fallback, "{again:?}");
+    assert_eq!(again.text, fresh_new.text);
+    std::thread::sleep(read * 2 + Duration::from_secs(2));
+    assert_read_ahead(&generate(&kept, &ahead, true), &fresh_ahead);
+}

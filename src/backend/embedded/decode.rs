@@ -131,15 +131,23 @@ impl Decode<'_, '_> {
         let reused = self.slot.tokens.len();
         generation.reused_tokens = Some(u32::try_from(reused).unwrap_or(u32::MAX));
 
-        // Live completion reads the prompt in aligned blocks, so a later prompt can keep them;
-        // an exact request (a fresh context) in chunks as large as a batch, as it always has.
-        let batch_len = if live {
+        // Live completion reads the prompt in aligned blocks, so a later prompt can keep them: a
+        // prompt read from nothing (a file's first suggestion, asked before typing, the longest
+        // read) in runs of blocks, which read faster; the rest of a kept prompt (read while the
+        // user types, where a keystroke's cancel must land soon) a block at a time. An exact
+        // request (a fresh context) in chunks as large as a batch, as it always has.
+        let run = if reused == 0 {
+            reuse::RUN
+        } else {
             reuse::BLOCK
+        };
+        let batch_len = if live {
+            reuse::RUN
         } else {
             PROMPT_CHUNK.min(usize::try_from(self.config.n_ctx.min(512)).unwrap_or(1))
         };
         let chunks: Vec<std::ops::Range<usize>> = if live {
-            reuse::blocks(reused..tokens.len()).collect()
+            reuse::runs(reused..tokens.len(), run)
         } else {
             (reused..tokens.len())
                 .step_by(batch_len)

@@ -20,6 +20,13 @@
 /// Live completion evaluates prompts in blocks of this many tokens, aligned at multiples of it.
 pub const BLOCK: usize = 16;
 
+/// Live completion reads a prompt from nothing (a cold context) in runs of up to this many
+/// tokens of whole blocks ([`runs`]); cancellation is checked between runs, so a prompt read on
+/// top of a kept one, while the user types, goes a block at a time. Measured on Qwen2.5-Coder-0.5B, 1,800 tokens read
+/// cold on 2 cores without flash attention: blocks of 16 at 111–125 tokens a second, runs of 32
+/// at 140, 64 at 136–151, 128 at 141, 512 at 105; the last token's logits bit-identical for all.
+pub const RUN: usize = 4 * BLOCK;
+
 /// How many more tokens an approximate (shifted) plan must keep than the exact one to be chosen.
 pub const SHIFT_GAIN: usize = 4 * BLOCK;
 
@@ -93,6 +100,26 @@ pub fn blocks(range: std::ops::Range<usize>) -> impl Iterator<Item = std::ops::R
     })
     .take_while(move |&at| at < end)
     .map(move |at| at..((at / BLOCK + 1) * BLOCK).min(end))
+}
+
+/// The batches in which live completion reads `range` of a prompt: its [`blocks`], with the
+/// whole blocks that follow each other joined into runs of up to `run` tokens; a partial first
+/// or last block stays alone. Joining whole blocks changes no token's KV (the kept contexts'
+/// attention gives the same KV for any cut at multiples of [`BLOCK`]); it reads a long prompt
+/// in fewer, larger batches, which llama.cpp's matrix kernels read faster.
+pub fn runs(range: std::ops::Range<usize>, run: usize) -> Vec<std::ops::Range<usize>> {
+    let whole =
+        |r: &std::ops::Range<usize>| r.start.is_multiple_of(BLOCK) && r.end.is_multiple_of(BLOCK);
+    let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
+    for block in blocks(range) {
+        match runs.last_mut() {
+            Some(last) if whole(last) && whole(&block) && last.len() + block.len() <= run => {
+                last.end = block.end;
+            }
+            _ => runs.push(block),
+        }
+    }
+    runs
 }
 
 /// The plan for reading `prompt` into a context holding `cached`. At least the prompt's last
@@ -221,5 +248,40 @@ mod tests {
         assert_eq!(cut(B + 8..2 * B), vec![(B + 8, 2 * B)]);
         assert_eq!(cut(2 * B..2 * B + 1), vec![(2 * B, 2 * B + 1)]);
         assert_eq!(cut(5..5), vec![]);
+    }
+
+    #[test]
+    fn runs_join_whole_blocks_and_leave_partial_ones_alone() {
+        const B: usize = BLOCK;
+        let cut = |r: std::ops::Range<usize>, run: usize| {
+            runs(r, run)
+                .into_iter()
+                .map(|b| (b.start, b.end))
+                .collect::<Vec<_>>()
+        };
+        // A cold prompt of 9 blocks and 5 tokens, in runs of 4 blocks: 4, 4, 1, then the tail.
+        assert_eq!(
+            cut(0..9 * B + 5, 4 * B),
+            vec![
+                (0, 4 * B),
+                (4 * B, 8 * B),
+                (8 * B, 9 * B),
+                (9 * B, 9 * B + 5)
+            ]
+        );
+        // A read starting inside a block (after a shift): that block alone, then runs.
+        assert_eq!(
+            cut(B + 3..5 * B, 2 * B),
+            vec![(B + 3, 2 * B), (2 * B, 4 * B), (4 * B, 5 * B)]
+        );
+        // Runs of one block are the blocks themselves; every run ends where a block ends.
+        assert_eq!(cut(0..3 * B + 1, B), cut(0..3 * B + 1, B / 2));
+        assert_eq!(
+            cut(0..3 * B + 1, B),
+            blocks(0..3 * B + 1)
+                .map(|b| (b.start, b.end))
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(cut(5..5, 4 * B), vec![]);
     }
 }

@@ -8,12 +8,13 @@
 //! cancel between two decodes, or a decode error (after which the slot is emptied), leaves it
 //! consistent. A request that must be exact gets a fresh context of its own, read in batches of
 //! up to 512 tokens as always and dropped after it; the kept (live) contexts read prompts in
-//! blocks, and their compute buffers are a block's. Between jobs the thread reads one prompt
-//! ahead ([`Prefill`]) into a slot other than the one that answered, a block at a time while no
-//! job waits; a live job may be answered from its warm fallback meanwhile. A greedy live answer
-//! its time budget cut stays in its slot: the same prompt asked again (the server's background
-//! replacement, with no budget) goes on decoding where it stopped ([`Decode::resume`]), exactly
-//! as the uncut answer would have. [`super::decode`] reads and generates in one slot.
+//! aligned blocks (a cold context in runs of them), and their compute buffers are a run's.
+//! Between jobs the thread reads one prompt ahead ([`Prefill`]) into a slot other than the one
+//! that answered, a block at a time while no job waits; a live job may be answered from its warm
+//! fallback meanwhile. A greedy live answer its time budget cut stays in its slot: the same
+//! prompt asked again (the server's background replacement, with no budget) goes on decoding
+//! where it stopped ([`Decode::resume`]), exactly as the uncut answer would have.
+//! [`super::decode`] reads and generates in one slot.
 
 use std::num::NonZeroU32;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -508,14 +509,14 @@ impl<'m> Pool<'m> {
         self.prefill = None;
     }
 
-    /// A context: a live one reads prompts in blocks ([`reuse::BLOCK`], so its compute buffers
-    /// are a block's) and computes attention without flash attention ([`FLASH_ATTENTION_OFF`]),
-    /// an exact one in batches of up to 512 tokens with llama.cpp's default attention, as
-    /// llama-server does.
+    /// A context: a live one reads prompts in blocks, from nothing in runs of them
+    /// ([`reuse::RUN`], so its compute buffers are a run's) and computes attention without flash attention
+    /// ([`FLASH_ATTENTION_OFF`]), an exact one in batches of up to 512 tokens with llama.cpp's
+    /// default attention, as llama-server does.
     fn new_slot(&self, live: bool) -> Result<Slot<'m>, BackendError> {
         let n_ctx = self.config.n_ctx;
-        let block = u32::try_from(reuse::BLOCK).unwrap_or(u32::MAX);
-        let batch = if live { block } else { 512 }.min(n_ctx);
+        let run = u32::try_from(reuse::RUN).unwrap_or(u32::MAX);
+        let batch = if live { run } else { 512 }.min(n_ctx);
         let mut params = LlamaContextParams::default()
             .with_n_ctx(NonZeroU32::new(n_ctx))
             .with_n_batch(batch)
