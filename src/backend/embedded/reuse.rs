@@ -22,9 +22,10 @@ pub const BLOCK: usize = 16;
 
 /// Live completion reads a prompt from nothing (a cold context) in runs of up to this many
 /// tokens of whole blocks ([`runs`]); cancellation is checked between runs, so a prompt read on
-/// top of a kept one, while the user types, goes a block at a time. Measured on Qwen2.5-Coder-0.5B, 1,800 tokens read
-/// cold on 2 cores without flash attention: blocks of 16 at 111–125 tokens a second, runs of 32
-/// at 140, 64 at 136–151, 128 at 141, 512 at 105; the last token's logits bit-identical for all.
+/// top of a kept one, while the user types, goes a block at a time. Measured on
+/// Qwen2.5-Coder-0.5B, 1,800 tokens read cold on 2 cores without flash attention: blocks of 16
+/// at 111–125 tokens a second, runs of 32 at 140, 64 at 136–151, 128 at 141, 512 at 105; the
+/// last token's logits bit-identical for all.
 pub const RUN: usize = 4 * BLOCK;
 
 /// How many more tokens an approximate (shifted) plan must keep than the exact one to be chosen.
