@@ -136,17 +136,17 @@ impl Decode<'_, '_> {
         // read) in runs of blocks, which read faster; the rest of a kept prompt (read while the
         // user types, where a keystroke's cancel must land soon) a block at a time. An exact
         // request (a fresh context) in chunks as large as a batch, as it always has.
-        let run = if reused == 0 {
-            reuse::RUN
-        } else {
-            reuse::BLOCK
-        };
         let batch_len = if live {
             reuse::RUN
         } else {
             PROMPT_CHUNK.min(usize::try_from(self.config.n_ctx.min(512)).unwrap_or(1))
         };
         let chunks: Vec<std::ops::Range<usize>> = if live {
+            let run = if reused == 0 {
+                reuse::RUN
+            } else {
+                reuse::BLOCK
+            };
             reuse::runs(reused..tokens.len(), run)
         } else {
             (reused..tokens.len())

@@ -510,9 +510,9 @@ impl<'m> Pool<'m> {
     }
 
     /// A context: a live one reads prompts in blocks, from nothing in runs of them
-    /// ([`reuse::RUN`], so its compute buffers are a run's) and computes attention without flash attention
-    /// ([`FLASH_ATTENTION_OFF`]), an exact one in batches of up to 512 tokens with llama.cpp's
-    /// default attention, as llama-server does.
+    /// ([`reuse::RUN`], so its compute buffers are a run's) and computes attention without flash
+    /// attention ([`FLASH_ATTENTION_OFF`]), an exact one in batches of up to 512 tokens with
+    /// llama.cpp's default attention, as llama-server does.
     fn new_slot(&self, live: bool) -> Result<Slot<'m>, BackendError> {
         let n_ctx = self.config.n_ctx;
         let run = u32::try_from(reuse::RUN).unwrap_or(u32::MAX);
