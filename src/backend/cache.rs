@@ -125,6 +125,7 @@ mod tests {
             fim: None,
             max_tokens: 8,
             stop: vec![],
+            may_start_below: false,
             reuse_kv: false,
             max_generate_ms: None,
             fallback: None,

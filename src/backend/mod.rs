@@ -96,13 +96,20 @@ pub struct GenerateRequest {
     pub max_tokens: u32,
     /// Generation stops before any of these.
     pub stop: Vec<String>,
+    /// The answer may begin with a line break (blanks before it only): the stops apply after
+    /// it ([`after_leading_line_break`]), so one decode gives the next line's code at a finished
+    /// line's end. A backend that cannot (HTTP servers apply stop strings from the start)
+    /// answers blank there.
+    pub may_start_below: bool,
     /// The backend may reuse what a kept context already holds of this prompt (live completion
     /// in an editor, where the next keystroke's prompt shares most of the last one's). `false`
     /// asks for exactly a fresh context's answer (`bench run`, replay).
     pub reuse_kv: bool,
-    /// Decoding stops after this many milliseconds (the prompt's reading not counted), once a
-    /// token is decoded, and the text so far is the answer, whole characters only (`None`: no
-    /// limit).
+    /// Decoding stops after this many milliseconds, once a token is decoded, and the text so far
+    /// is the answer, whole characters only (`None`: no limit). Counted from the request
+    /// reaching the backend when it reuses a kept context (its prompt's reading counted: a
+    /// keystroke's change), from the first token when its whole prompt is read (a fresh
+    /// context; llama-server counts its `t_max_predict_ms` so).
     pub max_generate_ms: Option<u64>,
     /// Another prompt whose answer would do (live completion: the prompt with the cross-file
     /// block of the last answer, when retrieval now gives another). A backend that holds it in
@@ -118,6 +125,13 @@ pub struct GenerateRequest {
     /// the default). The same request with the same seed draws the same tokens from the
     /// embedded backend; a server may or may not honour the seed.
     pub sampling: Option<Sampling>,
+}
+
+/// Where the text after an answer's leading line break starts, when only blanks come before
+/// that line break (an answer that starts on the next line).
+pub fn after_leading_line_break(text: &str) -> Option<usize> {
+    let at = text.find('\n')?;
+    text[..at].trim().is_empty().then_some(at + 1)
 }
 
 /// A fill-in-the-middle request's parts, for a server that lays the prompt out itself

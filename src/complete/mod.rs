@@ -18,6 +18,7 @@ pub use steady::{Shown, SteadyBlocks};
 
 use crate::backend::{
     Backend, BackendError, FimChunk, FimParts, GenerateRequest, Generation, Sampling,
+    after_leading_line_break,
 };
 use crate::config::Settings;
 use crate::index::Snapshot;
@@ -308,6 +309,9 @@ impl Completer {
         let mut request = self.request(&prompt, &hits);
         request.fallback = fallback.as_ref().map(|(_, prompt)| prompt.text.clone());
         request.read_ahead = read_ahead;
+        let offers_next_line =
+            self.next_line && self.unit == Unit::Line && ends_a_finished_line(&query);
+        request.may_start_below = offers_next_line;
         let started = Instant::now();
         let generation = bound_to_budget(
             self.backend.generate(&request, cancel).await?,
@@ -324,13 +328,30 @@ impl Completer {
 
         let started = Instant::now();
         let language = query.language.unwrap_or(Language::Python);
-        let suggestion = postprocess::apply(
-            self.unit,
-            language,
-            &query.left,
-            &query.right,
-            &generation.text,
-        );
+        let suggestion = match after_leading_line_break(&generation.text) {
+            // The next line, in the same answer (a backend that honours `may_start_below`).
+            Some(below) if offers_next_line => {
+                let line = postprocess::apply(
+                    self.unit,
+                    language,
+                    &format!("{}\n", query.left),
+                    &query.right,
+                    &generation.text[below..],
+                );
+                if line.trim().is_empty() {
+                    String::new()
+                } else {
+                    format!("\n{line}")
+                }
+            }
+            _ => postprocess::apply(
+                self.unit,
+                language,
+                &query.left,
+                &query.right,
+                &generation.text,
+            ),
+        };
         let mut postprocess_ms = started.elapsed().as_secs_f64() * 1e3;
         let mut completion = Completion {
             suggestion,
@@ -346,11 +367,12 @@ impl Completer {
             prompt,
             generation,
         };
-        if self.next_line
-            && self.unit == Unit::Line
+        // A backend that cannot start an answer below (or a model that answered a blank line)
+        // is asked again with the line break in the prompt.
+        if offers_next_line
             && completion.raw_suggestion.trim().is_empty()
+            && after_leading_line_break(&completion.raw_suggestion).is_none()
             && !completion.generation.out_of_time
-            && ends_a_finished_line(&query)
         {
             let mut next = query;
             next.left.push('\n');
@@ -507,6 +529,7 @@ impl Completer {
             fim,
             max_tokens: self.budget.max_new_tokens,
             stop,
+            may_start_below: false,
             reuse_kv: self.reuse_kv,
             max_generate_ms: self.max_generate_ms,
             fallback: None,

@@ -191,10 +191,11 @@ options! {
         /// How long a completion request waits before it starts, so a newer one for the same
         /// document (a keystroke later) replaces it without running the model.
         pub debounce_ms: Option<u64>,
-        /// Decoding a suggestion (not reading the prompt) stops after this many milliseconds and
-        /// the text so far is suggested (default 300), the whole answer then being finished in
-        /// the background for typing along; 0 sets no limit. The next line's answer after an
-        /// empty one at a line's end gets what that left. Never at a replayed case's cursor.
+        /// Decoding a suggestion stops this many milliseconds after its request reached the
+        /// model (reading the prompt counted; with `reuse_kv` off, after its first token) and
+        /// the text so far is suggested (default 400), the whole answer then being finished in
+        /// the background for typing along; 0 sets no limit. The next line's answer after an empty one at a line's end gets what that
+        /// left. Never at a replayed case's cursor.
         pub max_generate_ms: Option<u64>,
         /// Suggestions are cut to this many characters.
         pub max_suggestion_chars: Option<usize>,

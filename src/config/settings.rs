@@ -25,11 +25,13 @@ pub struct Settings {
     pub lsp: LspSettings,
 }
 
-/// The default decoding time budget of a live suggestion: on two cores the default model decodes
-/// about 19 tokens a second, so a whole line (and more) takes longer than a person's pause after
-/// a keystroke; within this budget the suggestion so far is shown, and typing on asks for the
-/// rest (llama.vim's `t_max_predict_ms` plays the same part). Never applied at a replayed case.
-pub const DEFAULT_MAX_GENERATE_MS: u64 = 300;
+/// The default time budget of a live suggestion, from its request reaching the model (the
+/// prompt's reading counted): on two cores the default model reads a keystroke's change in
+/// 0.1–0.3 s and decodes about 19 tokens a second, so a whole line (and more) takes longer than
+/// a person's pause after a keystroke; at the budget the suggestion so far is shown, and typing on
+/// asks for the rest (llama.vim's `t_max_prompt_ms` and `t_max_predict_ms` play the same part).
+/// Never applied at a replayed case.
+pub const DEFAULT_MAX_GENERATE_MS: u64 = 400;
 
 /// `[lsp]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,7 +40,7 @@ pub struct LspSettings {
     pub debounce_ms: u64,
     /// Longest suggestion, in characters (default 500).
     pub max_suggestion_chars: usize,
-    /// Decoding time a live suggestion may take, in milliseconds (default
+    /// Time a live suggestion may take from its request reaching the model, in milliseconds (default
     /// [`DEFAULT_MAX_GENERATE_MS`]; 0: no limit).
     pub max_generate_ms: u64,
     /// Kept KV caches and steady prompts in live completion (default true).

@@ -42,6 +42,7 @@ pub(super) fn request(prompt: &str, max_tokens: u32, stop: &[&str]) -> GenerateR
         fim: None,
         max_tokens,
         stop: stop.iter().map(|s| s.to_string()).collect(),
+        may_start_below: false,
         reuse_kv: false,
         max_generate_ms: None,
         fallback: None,

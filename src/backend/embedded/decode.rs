@@ -173,7 +173,7 @@ impl Decode<'_, '_> {
         self.answer(
             &mut batch,
             tokens.len(),
-            Text::new(&job.request.stop),
+            Text::new(&job.request),
             0,
             job,
             generation,
@@ -212,7 +212,7 @@ impl Decode<'_, '_> {
         generation.prompt_ms = Some(0.0);
         // The text so far, through the same stops (a request with other stops may end in it).
         let vocab = self.model.vocab();
-        let mut text = Text::new(&job.request.stop);
+        let mut text = Text::new(&job.request);
         let mut piece = Vec::new();
         let mut generated = 0u32;
         for &token in &self.slot.tokens[prompt_len..] {
@@ -244,10 +244,14 @@ impl Decode<'_, '_> {
         let generate_start = Instant::now();
         let max_tokens = job.request.max_tokens;
         let mut piece = Vec::new();
+        // A live request's budget is counted from its arrival: its read (a keystroke's change
+        // to a kept prompt) and any wait for the worker come out of it. A fresh context's read
+        // is the whole prompt, which no such budget covers: its budget starts here.
+        let counted_from = if self.live { job.start } else { generate_start };
         let deadline = job
             .request
             .max_generate_ms
-            .map(|ms| generate_start + std::time::Duration::from_millis(ms));
+            .map(|ms| counted_from + std::time::Duration::from_millis(ms));
         let mut sampler = job.request.sampling.map(sampler_for);
         let resumed = generated;
         let greedy = sampler.is_none();

@@ -1,5 +1,7 @@
 //! The generated text, decoded as token bytes arrive and cut before the first stop sequence.
 
+use crate::backend::{GenerateRequest, after_leading_line_break};
+
 /// The generated text, decoded as bytes arrive (a character may be split across tokens) and
 /// cut before the first stop sequence (which may be split across tokens too).
 pub(super) struct Text<'s> {
@@ -8,15 +10,24 @@ pub(super) struct Text<'s> {
     pending: Vec<u8>,
     stops: &'s [String],
     longest_stop: usize,
+    /// Stops are looked for only after a leading line break
+    /// ([`GenerateRequest::may_start_below`]).
+    may_start_below: bool,
 }
 
 impl<'s> Text<'s> {
-    pub(super) fn new(stops: &'s [String]) -> Text<'s> {
+    /// The text of an answer to `request`, cut at its stops.
+    pub(super) fn new(request: &'s GenerateRequest) -> Text<'s> {
+        Text::with_stops(&request.stop, request.may_start_below)
+    }
+
+    fn with_stops(stops: &'s [String], may_start_below: bool) -> Text<'s> {
         Text {
             text: String::new(),
             pending: Vec::new(),
             stops,
             longest_stop: stops.iter().map(String::len).max().unwrap_or(0),
+            may_start_below,
         }
     }
 
@@ -62,6 +73,9 @@ impl<'s> Text<'s> {
         while !self.text.is_char_boundary(from) {
             from -= 1;
         }
+        if self.may_start_below {
+            from = from.max(after_leading_line_break(&self.text).unwrap_or(0));
+        }
         let found = self
             .stops
             .iter()
@@ -97,8 +111,12 @@ mod tests {
 
     /// Pushes `pieces` through [`Text`] and renders what it kept and where it stopped.
     fn check(stops: &[&str], pieces: &[&[u8]], expect: &str) {
+        check_below(stops, false, pieces, expect);
+    }
+
+    fn check_below(stops: &[&str], may_start_below: bool, pieces: &[&[u8]], expect: &str) {
         let stops: Vec<String> = stops.iter().map(|s| s.to_string()).collect();
-        let mut text = Text::new(&stops);
+        let mut text = Text::with_stops(&stops, may_start_below);
         let mut stopped_at = None;
         for (i, piece) in pieces.iter().enumerate() {
             if text.push(piece) {
@@ -138,5 +156,44 @@ mod tests {
         check(&[], &[b"a\xf0\x9f"], r#""a�" stopped at None"#);
         check(&[], &[b"a\xff", b"b"], r#""a�b" stopped at None"#);
         check(&[""], &[b"a"], r#""a" stopped at None"#);
+    }
+
+    #[test]
+    fn an_answer_that_may_start_below_keeps_its_leading_line_break() {
+        let nl = &["\n"];
+        // The next line, whether its line break and indentation come as one token or several.
+        check_below(
+            nl,
+            true,
+            &[b"\n    ", b"return x", b"\n", b"y"],
+            r#""\n    return x" stopped at Some(2)"#,
+        );
+        check_below(
+            nl,
+            true,
+            &[b"  \n", b"pass\nz"],
+            r#""  \npass" stopped at Some(1)"#,
+        );
+        // Code before the line break: it stops there, as without the setting.
+        check_below(
+            nl,
+            true,
+            &[b"x)", b"\n", b"y"],
+            r#""x)" stopped at Some(1)"#,
+        );
+        // A blank line after the first line break stops it: the answer stays blank.
+        check_below(
+            nl,
+            true,
+            &[b"\n", b"\n", b"y"],
+            r#""\n" stopped at Some(1)"#,
+        );
+        // Without the setting the leading line break stops it.
+        check_below(
+            nl,
+            false,
+            &[b"\n    ", b"return x"],
+            r#""" stopped at Some(0)"#,
+        );
     }
 }

@@ -60,6 +60,7 @@ pub fn compare_fresh(
         fim: None,
         max_tokens,
         stop: stop.clone(),
+        may_start_below: false,
         reuse_kv: true,
         max_generate_ms: None,
         fallback: None,
