@@ -116,8 +116,8 @@ pub struct Completer {
     max_generate_ms: Option<u64>,
     /// Live prompts that stay the same while the user types (`None`: the exact layout).
     steady: Option<Arc<SteadyBlocks>>,
-    /// At the end of a finished line, where the model's answer is an empty line, suggest the
-    /// next line instead (live completion).
+    /// At the end of a finished line, where the model goes on with a line break, suggest the
+    /// next line (live completion).
     next_line: bool,
     /// Whether the backend may answer from the last answer's layout while it reads a changed
     /// prompt ([`GenerateRequest::fallback`]); off for the answer that replaces such an answer.
@@ -160,14 +160,16 @@ impl Completer {
     }
 
     /// The same completer suggesting the next line at the end of a finished line, where the
-    /// model's first token ends the line (live completion; the benchmarks' `line` unit is
-    /// untouched by default): the newline is kept and the following line suggested.
+    /// model goes on with a line break (live completion; the benchmarks' `line` unit is
+    /// untouched by default): the line break is kept and the following line suggested, from the
+    /// same answer where the backend lets it start below ([`GenerateRequest::may_start_below`]),
+    /// or asked again after the line break where its answer is empty.
     pub fn with_next_line(mut self, next_line: bool) -> Completer {
         self.next_line = next_line;
         self
     }
 
-    /// Whether an empty line at a finished line's end becomes the next line.
+    /// Whether a line break at a finished line's end becomes the next line.
     pub fn offers_next_line(&self) -> bool {
         self.next_line
     }
@@ -367,8 +369,8 @@ impl Completer {
             prompt,
             generation,
         };
-        // A backend that cannot start an answer below (or a model that answered a blank line)
-        // is asked again with the line break in the prompt.
+        // An empty answer (a backend whose stops apply from the start, or a model that ended at
+        // once) is asked again with the line break in the prompt.
         if offers_next_line
             && completion.raw_suggestion.trim().is_empty()
             && after_leading_line_break(&completion.raw_suggestion).is_none()
