@@ -9,7 +9,7 @@ describe('setup', function()
     child = nil
   end)
 
-  it('adds no globals', function()
+  it('adds no globals #quick', function()
     child = H.nvim()
     local added = child.lua([[
       local before = {}
@@ -26,7 +26,7 @@ describe('setup', function()
     assert.same({}, added)
   end)
 
-  it('attaches one server per workspace root, with the filetype told from the extension', function()
+  it('attaches one server per workspace root, with the filetype told from the extension #quick', function()
     child = H.nvim()
     H.setup(child, H.settings())
     local root = H.click()
@@ -50,7 +50,7 @@ describe('setup', function()
     assert.same({}, child.lua(H.clients_code))
   end)
 
-  it(':checkhealth crossfile reports a missing binary clearly', function()
+  it(':checkhealth crossfile reports a missing binary clearly #quick', function()
     child = H.nvim()
     local missing = vim.fs.joinpath(H.tmp, 'no-such-dir', 'crossfile')
     H.setup(child, {}, { cmd = { missing, 'serve' } })
@@ -68,7 +68,7 @@ describe('setup', function()
     assert.matches(vim.pesc(missing), notes[1].msg)
   end)
 
-  it('shows the server\'s message for a bad setting, and checkhealth reports it', function()
+  it('shows the server\'s message for a bad setting, and checkhealth reports it #quick', function()
     child = H.nvim()
     H.setup(child, H.settings({ retrieve = { top_k = 0 } }))
     child.lua('vim.cmd.edit(...)', vim.fs.joinpath(H.click(), 'src', 'click', 'core.py'))
