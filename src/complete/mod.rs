@@ -332,20 +332,14 @@ impl Completer {
         let language = query.language.unwrap_or(Language::Python);
         let suggestion = match after_leading_line_break(&generation.text) {
             // The next line, in the same answer (a backend that honours `may_start_below`).
-            Some(below) if offers_next_line => {
-                let line = postprocess::apply(
-                    self.unit,
+            Some(below) if offers_next_line => self
+                .line_below(
                     language,
                     &format!("{}\n", query.left),
                     &query.right,
                     &generation.text[below..],
-                );
-                if line.trim().is_empty() {
-                    String::new()
-                } else {
-                    format!("\n{line}")
-                }
-            }
+                )
+                .unwrap_or_default(),
             _ => postprocess::apply(
                 self.unit,
                 language,
@@ -392,16 +386,10 @@ impl Completer {
             );
             generate_ms += started.elapsed().as_secs_f64() * 1e3;
             let started = Instant::now();
-            let line = postprocess::apply(
-                self.unit,
-                language,
-                &next.left,
-                &next.right,
-                &generation.text,
-            );
+            let below = self.line_below(language, &next.left, &next.right, &generation.text);
             postprocess_ms += started.elapsed().as_secs_f64() * 1e3;
-            if !line.trim().is_empty() {
-                completion.suggestion = format!("\n{line}");
+            if let Some(below) = below {
+                completion.suggestion = below;
                 completion.raw_suggestion = format!("\n{}", generation.text);
                 completion.prompt = prompt;
                 completion.generation = generation;
@@ -410,6 +398,20 @@ impl Completer {
             completion.timings.postprocess_ms = postprocess_ms;
         }
         Ok(completion)
+    }
+
+    /// The suggestion of the line after a finished line's end: `text`, the model's answer from
+    /// the start of that line (`left` ends with the line break), post-processed and put after a
+    /// newline; `None` when it is blank.
+    fn line_below(
+        &self,
+        language: Language,
+        left: &str,
+        right: &str,
+        text: &str,
+    ) -> Option<String> {
+        let line = postprocess::apply(self.unit, language, left, right, text);
+        (!line.trim().is_empty()).then(|| format!("\n{line}"))
     }
 
     /// When steady prompts meet a kept KV cache and `prompt` shows another cross-file block or

@@ -194,8 +194,9 @@ options! {
         /// Decoding a suggestion stops this many milliseconds after its request reached the
         /// model (reading the prompt counted; with `reuse_kv` off, after its first token) and
         /// the text so far is suggested (default 400), the whole answer then being finished in
-        /// the background for typing along; 0 sets no limit. The next line's answer after an empty one at a line's end gets what that
-        /// left. Never at a replayed case's cursor.
+        /// the background for typing along; 0 sets no limit. A second request for the next
+        /// line, after an empty answer at a line's end, gets what the first left. Never at a
+        /// replayed case's cursor.
         pub max_generate_ms: Option<u64>,
         /// Suggestions are cut to this many characters.
         pub max_suggestion_chars: Option<usize>,

@@ -28,8 +28,8 @@ pub struct Settings {
 /// The default time budget of a live suggestion, from its request reaching the model (the
 /// prompt's reading counted): on two cores the default model reads a keystroke's change in
 /// 0.1–0.3 s and decodes about 19 tokens a second, so a whole line (and more) takes longer than
-/// a person's pause after a keystroke; at the budget the suggestion so far is shown, and typing on
-/// asks for the rest (llama.vim's `t_max_prompt_ms` and `t_max_predict_ms` play the same part).
+/// a person's pause after a keystroke; at the budget the suggestion so far is shown, and typing
+/// on asks for the rest (llama.vim's `t_max_prompt_ms` and `t_max_predict_ms` play the same part).
 /// Never applied at a replayed case.
 pub const DEFAULT_MAX_GENERATE_MS: u64 = 400;
 
@@ -40,8 +40,8 @@ pub struct LspSettings {
     pub debounce_ms: u64,
     /// Longest suggestion, in characters (default 500).
     pub max_suggestion_chars: usize,
-    /// Time a live suggestion may take from its request reaching the model, in milliseconds (default
-    /// [`DEFAULT_MAX_GENERATE_MS`]; 0: no limit).
+    /// Time a live suggestion may take from its request reaching the model, in milliseconds
+    /// (default [`DEFAULT_MAX_GENERATE_MS`]; 0: no limit).
     pub max_generate_ms: u64,
     /// Kept KV caches and steady prompts in live completion (default true).
     pub reuse_kv: bool,

@@ -249,7 +249,11 @@ fn the_end_of_a_finished_line_gets_the_next_line() {
         let offered = live.complete(&one_answer, at.clone());
         let raw = answer(&offered.prompt.text, &[]);
         let Some(start) = after_leading_line_break(&raw) else {
-            assert!(!offered.suggestion.starts_with('\n'), "{line}: {raw:?}");
+            // Code on the same line is the suggestion; an answer that ended at once may still
+            // get the next line from a second request.
+            if !raw.trim().is_empty() {
+                assert!(!offered.suggestion.starts_with('\n'), "{line}: {raw:?}");
+            }
             continue;
         };
         let next = raw[start..].split('\n').next().unwrap_or_default();
