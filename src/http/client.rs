@@ -25,6 +25,18 @@ const ERROR_BODY_LIMIT: usize = 512;
 /// What replaces an API key, should a server echo it.
 const REDACTED: &str = "[redacted]";
 
+/// A `reqwest` client builder whose TLS uses ring's cryptography. reqwest is built without a
+/// provider of its own (aws-lc takes a minute of a cold build), so the process-wide default is
+/// installed here, once, before any client exists; building a client without it would panic.
+pub(crate) fn client_builder() -> reqwest::ClientBuilder {
+    static PROVIDER: std::sync::Once = std::sync::Once::new();
+    PROVIDER.call_once(|| {
+        // Err only when another provider is already installed, which serves as well.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+    reqwest::Client::builder()
+}
+
 /// What an [`HttpClient`] is built from; `section` names the config section in errors
 /// (`backend`, `retrieve.dense`).
 #[derive(Clone, Copy, Debug)]
@@ -106,7 +118,7 @@ impl HttpClient {
             },
         };
         let timeout = Duration::from_millis(settings.timeout_ms.max(1));
-        let client = reqwest::Client::builder()
+        let client = client_builder()
             .connect_timeout(timeout)
             .build()
             .map_err(|e| HttpError::Config(format!("{section}: HTTP client: {e}")))?;
@@ -391,6 +403,23 @@ fn chain(e: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// reqwest is built without a crypto provider of its own: a client built without one
+    /// installed would panic, and an `https` endpoint needs it to connect.
+    #[test]
+    fn clients_build_with_rings_provider_for_https() {
+        let client = client_builder().build();
+        assert!(client.is_ok(), "{:?}", client.err());
+        assert!(rustls::crypto::CryptoProvider::get_default().is_some());
+        let https = HttpClient::new(HttpSettings {
+            section: "backend",
+            endpoint: "https://127.0.0.1:9",
+            api_key_env: None,
+            timeout_ms: 1000,
+            retries: 0,
+        });
+        assert!(https.is_ok());
+    }
 
     fn client(endpoint: &str) -> HttpClient {
         HttpClient::new(HttpSettings {

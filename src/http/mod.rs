@@ -22,5 +22,5 @@ mod client;
 mod error;
 mod redact;
 
-pub(crate) use client::{HttpClient, HttpSettings};
+pub(crate) use client::{HttpClient, HttpSettings, client_builder};
 pub use error::HttpError;

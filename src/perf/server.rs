@@ -71,6 +71,13 @@ impl LlamaServer {
             .and_then(|l| l.local_addr())
             .map_err(spawn_err)?
             .port();
+        let url = format!("http://127.0.0.1:{port}");
+        let client = crate::http::client_builder()
+            .build()
+            .map_err(|e| ServerError::Request {
+                url: url.clone(),
+                message: format!("HTTP client: {e}"),
+            })?;
         let dir = tempfile::tempdir().map_err(spawn_err)?;
         let log = dir.path().join("llama-server.log");
         let out = std::fs::File::create(&log).map_err(spawn_err)?;
@@ -88,8 +95,8 @@ impl LlamaServer {
             .map_err(spawn_err)?;
         let mut server = LlamaServer {
             child,
-            url: format!("http://127.0.0.1:{port}"),
-            client: reqwest::Client::new(),
+            url,
+            client,
             log,
             _dir: dir,
         };
