@@ -1,4 +1,4 @@
-"""Screenshots of the plugin in Neovim's real terminal UI, for README.md and as test artefacts.
+"""Screenshots of the plugin in Neovim's real terminal UI, for docs/editors.md and as test artefacts.
 
     python test/screenshot.py OUT_DIR     (environment as test/run sets it, plus CROSSFILE_CHROMIUM)
 
