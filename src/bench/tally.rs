@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::record::RunRecord;
-use super::scale::display_factor;
+use super::runfile::record::RunRecord;
+use super::scoring::scale::display_factor;
 
 /// Running totals per retriever: cases, errors and metric sums.
 #[derive(Default)]

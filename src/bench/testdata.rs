@@ -2,7 +2,9 @@
 
 use std::collections::BTreeMap;
 
-use super::record::{ChunkRef, PromptTokenCounts, RUN_FORMAT, RunError, RunRecord, StageTimings};
+use super::runfile::record::{
+    ChunkRef, PromptTokenCounts, RUN_FORMAT, RunError, RunRecord, StageTimings,
+};
 
 /// A scored CrossCodeEval Python record: `em`, `id_em`, `id_f1` are `score`, `es` is
 /// `100 × score`. `oracle` is an upper bound.
@@ -74,8 +76,8 @@ pub fn errored(case_id: &str, retriever: &str) -> RunRecord {
 }
 
 /// Run settings for tests: the embedded backend with `n_ctx`, greedy, one sample.
-pub fn run_settings(n_ctx: u32) -> super::run_settings::RunSettings {
-    super::run_settings::RunSettings {
+pub fn run_settings(n_ctx: u32) -> super::runfile::settings::RunSettings {
+    super::runfile::settings::RunSettings {
         backend: "embedded".into(),
         model: "m.gguf".into(),
         model_sha256: Some("ab".into()),

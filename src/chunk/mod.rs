@@ -2,6 +2,13 @@
 //!
 //! A chunk is a line range of one file. Its text is derived from the file's text by
 //! [`Chunk::text`], so chunks cost two integers each in memory.
+//!
+//! Three chunkers, each giving 0-based half-open ranges: fixed windows (CrossCodeEval:
+//! whitespace-only lines dropped, then non-overlapping windows of 10 kept lines, a chunk's text
+//! its kept lines joined with `\n`), sliding windows (RepoCoder: 20 lines, stride 10, over all
+//! lines) and syntax chunks (one per function, method or class of the outline; a long class
+//! split into its header and members, a long definition into windows; top-level code in
+//! windows). The sizes are the settings' defaults.
 
 use std::ops::Range;
 

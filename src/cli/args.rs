@@ -182,38 +182,38 @@ pub enum BenchCommand {
     /// Generation speed of the embedded backend against llama-server, and `complete` latency by stage.
     Model(BenchModelArgs),
     /// The language server's overhead over stdio: completion round trips, indexing time, memory.
-    Lsp(super::bench_lsp::BenchLspArgs),
+    Lsp(super::bench::lsp::BenchLspArgs),
     /// Ghost text while a person types: keystroke-to-suggestion latency over stdio, KV reuse,
     /// memory, side by side with llama-server.
-    Typing(super::bench_typing::BenchTypingArgs),
+    Typing(super::bench::typing::BenchTypingArgs),
     /// Replay benchmark cases with retrievers into a resumable run file, scoring each.
-    Run(Box<super::bench_run::BenchRunArgs>),
+    Run(Box<super::bench::run::BenchRunArgs>),
     /// Score predictions made elsewhere with the benchmark's own metrics.
-    Score(super::bench_score::BenchScoreArgs),
+    Score(super::bench::score::BenchScoreArgs),
     /// Summarize a run file: Markdown tables, paired differences, optionally an HTML page.
-    Report(super::bench_report::BenchReportArgs),
+    Report(super::bench::report::BenchReportArgs),
     /// Compare two run files over their shared cases (B − A, bootstrap intervals).
-    Compare(super::bench_compare::BenchCompareArgs),
+    Compare(super::bench::compare::BenchCompareArgs),
     /// Export one retriever's predictions for a benchmark's official scoring script.
-    Export(super::bench_export::BenchExportArgs),
+    Export(super::bench::export::BenchExportArgs),
     /// Mine CrossCodeEval-style line-completion cases (cursors before cross-file identifiers).
-    Mine(super::bench_mine::BenchMineArgs),
+    Mine(super::bench::mine::BenchMineArgs),
     /// Mine EvoCodeBench-style cases from a Python workspace's functions and its own tests (the
     /// reference body passes them, the emptied body fails one).
-    MineFunctions(super::bench_mine_functions::BenchMineFunctionsArgs),
+    MineFunctions(super::bench::mine_functions::BenchMineFunctionsArgs),
     /// Make one Python environment per repository of an execution-based benchmark (pinned
     /// requirement files; kept in the cache).
-    SetupEnv(super::bench_setup_env::BenchSetupEnvArgs),
+    SetupEnv(super::bench::setup_env::BenchSetupEnvArgs),
     /// Join the run files of shards (`bench run --shard K/N`) into one run file.
-    Merge(super::bench_merge::BenchMergeArgs),
+    Merge(super::bench::merge::BenchMergeArgs),
     /// What testing a generated body costs: EvoCodeBench's reference bodies through the harness,
     /// one and several at a time, against the benchmark's replay.py in the same run.
-    Harness(super::bench_harness::BenchHarnessArgs),
+    Harness(super::bench::harness::BenchHarnessArgs),
 }
 
 #[derive(Debug, Args)]
 pub struct BenchModelArgs {
-    /// A workspace whose code makes the prompts (click, for the README figures).
+    /// A workspace whose code makes the prompts (click, for the figures in docs/performance.md).
     pub root: PathBuf,
     /// The upstream llama-server binary to compare with (`scripts/llama-server` prints it).
     #[arg(long, value_name = "BIN")]
@@ -237,7 +237,7 @@ pub struct BenchModelArgs {
 
 #[derive(Debug, Args)]
 pub struct PerfArgs {
-    /// The workspace root (the largest corpus workspace, django, for the README figures).
+    /// The workspace root (the largest corpus workspace, django, for the figures in docs/performance.md).
     pub root: PathBuf,
     /// Cursors per retriever.
     #[arg(long, default_value_t = 1000)]
@@ -301,7 +301,7 @@ pub struct RetrieveArgs {
     /// 1-based, COL counted in characters.
     #[arg(long, value_name = "FILE:LINE:COL")]
     pub at: String,
-    /// Retriever spec (see `--help` of the spec grammar in README.md); default from config, else bm25.
+    /// Retriever spec (the spec grammar is in docs/backends.md); default from config, else bm25.
     #[arg(long, value_name = "SPEC")]
     pub retriever: Option<String>,
     /// Number of hits.

@@ -4,29 +4,14 @@
 //! Exit codes: 0 success, 1 failure, 2 bad usage. A closed stdout (`| head`) is success.
 
 mod args;
-mod bench_compare;
-mod bench_exec;
-mod bench_export;
-mod bench_harness;
-mod bench_lsp;
-mod bench_merge;
-mod bench_mine;
-mod bench_mine_functions;
-mod bench_model;
-mod bench_report;
-mod bench_run;
-mod bench_run_exec;
-mod bench_score;
-mod bench_setup_env;
-mod bench_typing;
-mod complete_cmd;
+mod bench;
+mod complete;
 mod cursor;
-mod index_cmd;
-mod model_cmd;
-mod perf;
+mod index;
+mod model;
 mod progress;
-mod retrieve_cmd;
-mod serve_cmd;
+mod retrieve;
+mod serve;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -44,26 +29,26 @@ pub fn run() -> ExitCode {
         return ExitCode::FAILURE;
     }
     let result = match &cli.command {
-        Command::Index(args) => index_cmd::run(args),
-        Command::Retrieve(args) => retrieve_cmd::run(args),
-        Command::Complete(args) => complete_cmd::run(args),
-        Command::Serve(args) => serve_cmd::run(args),
-        Command::Model(args::ModelCommand::List(args)) => model_cmd::list(args),
-        Command::Model(args::ModelCommand::Fetch(args)) => model_cmd::fetch(args),
-        Command::Bench(args::BenchCommand::Perf(args)) => perf::run(args),
-        Command::Bench(args::BenchCommand::Model(args)) => bench_model::run(args),
-        Command::Bench(args::BenchCommand::Lsp(args)) => bench_lsp::run(args),
-        Command::Bench(args::BenchCommand::Typing(args)) => bench_typing::run(args),
-        Command::Bench(args::BenchCommand::Run(args)) => bench_run::run_cmd(args),
-        Command::Bench(args::BenchCommand::Score(args)) => bench_score::run_cmd(args),
-        Command::Bench(args::BenchCommand::Report(args)) => bench_report::run(args),
-        Command::Bench(args::BenchCommand::Compare(args)) => bench_compare::run(args),
-        Command::Bench(args::BenchCommand::Export(args)) => bench_export::run(args),
-        Command::Bench(args::BenchCommand::Mine(args)) => bench_mine::run(args),
-        Command::Bench(args::BenchCommand::MineFunctions(args)) => bench_mine_functions::run(args),
-        Command::Bench(args::BenchCommand::SetupEnv(args)) => bench_setup_env::run(args),
-        Command::Bench(args::BenchCommand::Merge(args)) => bench_merge::run(args),
-        Command::Bench(args::BenchCommand::Harness(args)) => bench_harness::run(args),
+        Command::Index(args) => index::run(args),
+        Command::Retrieve(args) => retrieve::run(args),
+        Command::Complete(args) => complete::run(args),
+        Command::Serve(args) => serve::run(args),
+        Command::Model(args::ModelCommand::List(args)) => model::list(args),
+        Command::Model(args::ModelCommand::Fetch(args)) => model::fetch(args),
+        Command::Bench(args::BenchCommand::Perf(args)) => bench::perf::run(args),
+        Command::Bench(args::BenchCommand::Model(args)) => bench::model::run(args),
+        Command::Bench(args::BenchCommand::Lsp(args)) => bench::lsp::run(args),
+        Command::Bench(args::BenchCommand::Typing(args)) => bench::typing::run(args),
+        Command::Bench(args::BenchCommand::Run(args)) => bench::run::run_cmd(args),
+        Command::Bench(args::BenchCommand::Score(args)) => bench::score::run_cmd(args),
+        Command::Bench(args::BenchCommand::Report(args)) => bench::report::run(args),
+        Command::Bench(args::BenchCommand::Compare(args)) => bench::compare::run(args),
+        Command::Bench(args::BenchCommand::Export(args)) => bench::export::run(args),
+        Command::Bench(args::BenchCommand::Mine(args)) => bench::mine::run(args),
+        Command::Bench(args::BenchCommand::MineFunctions(args)) => bench::mine_functions::run(args),
+        Command::Bench(args::BenchCommand::SetupEnv(args)) => bench::setup_env::run(args),
+        Command::Bench(args::BenchCommand::Merge(args)) => bench::merge::run(args),
+        Command::Bench(args::BenchCommand::Harness(args)) => bench::harness::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

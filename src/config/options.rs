@@ -1,4 +1,8 @@
 //! Raw options as written in a file or given as flags: every field optional, checked per layer.
+//!
+//! Unknown keys are collected with `serde_ignored`, every one by dotted path, rather than with
+//! `deny_unknown_fields`, which stops at the first; a mistyped value is located with
+//! `serde_path_to_error`; ranges are checked by `check.rs`.
 
 use std::path::{Path, PathBuf};
 

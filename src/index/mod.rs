@@ -9,6 +9,15 @@
 //! [`Index::open_or_build`] brings the index up to date with the disk (only changed files are
 //! re-analyzed); [`Index::update_files`] and [`Index::update_text`] update single files without a
 //! rebuild. Readers take a [`Snapshot`]: an immutable, consistent view that retrievers rank over.
+//!
+//! A file's record holds its text, stamp, outline, the chunk ranges of all three chunkers, its
+//! CrossCodeEval token counts and sliding-window word sets, with file-local term ids; opening an
+//! index loads the records into [`FileEntry`]s, interning the terms. [`Index::sync`] compares
+//! size and mtime with the disk, re-reads only what changed, skips a file whose text hash is
+//! unchanged, and applies everything in one commit. Analysis (parse, outline, chunk, tokenize)
+//! runs in parallel with rayon and feeds tantivy's writer directly. An update builds a new
+//! snapshot and swaps it in, so readers never wait for writers. The snapshot is also the symbol
+//! table ([`Snapshot::definitions`]).
 
 mod build;
 mod entry;

@@ -2,7 +2,7 @@
 //! `textDocument/completion`, inline completion and `crossfile.compare`.
 //!
 //! At a replayed case's own cursor, with its text unedited, the completion is the case's, laid
-//! out as `bench run` lays it out ([`crate::bench::replay`]): the same snapshot, query and
+//! out as `bench run` lays it out ([`crate::bench::layout`]): the same snapshot, query and
 //! completer, so the suggestion and its scores are the same. Anywhere else it is a live one: the
 //! buffer's text (or the disk's) and the folder's index, once it holds every edit made before
 //! but the cursor's own line ([`super::state::Folder::index_at`]).
@@ -13,14 +13,14 @@ use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tower_lsp::lsp_types::{Position, Url};
 
-use super::completed::Done;
 use super::convert::cursor_in;
 use super::error::ServeError;
-use super::replayed::{Replayable, ReplayedCase};
+use super::last_completion::Done;
+use super::replay_session::{Replayable, ReplayedCase};
 use super::state::{Engine, Folder, State};
-use crate::bench::exec_run::exec_completer;
-use crate::bench::exec_view::body_at_cursor;
-use crate::bench::replay::completer_for;
+use crate::bench::layout::completer_for;
+use crate::bench::layout::evocodebench::body_at_cursor;
+use crate::bench::layout::evocodebench::exec_completer;
 use crate::config::Settings;
 use crate::index::Snapshot;
 use crate::retrieve::{Query, RetrieverSpec};

@@ -11,11 +11,11 @@ use serde_json::{Value, json};
 use tower_lsp::lsp_types::MessageType;
 
 use super::error::ServeError;
-use super::replayed::{Cases, ExecCases};
+use super::replay_session::{Cases, ExecCases};
 use super::state::State;
-use crate::bench::envs::EnvStore;
-use crate::bench::evocodebench::{is_exec_cases_file, load_exec_cases};
-use crate::bench::exec_view::Setting;
+use crate::bench::cases::evocodebench::{is_exec_cases_file, load_exec_cases};
+use crate::bench::layout::evocodebench::Setting;
+use crate::bench::scoring::envs::EnvStore;
 use crate::bench::{CaseFormat, CaseProblem, load_cases};
 
 /// `crossfile.listCases`'s arguments.

@@ -23,9 +23,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::along::Anchor;
 use super::at_cursor::{self, CursorRequest};
-use super::completed::{LastCompletion, at_most_chars};
 use super::convert::cursor_in;
 use super::error::{ServeError, internal};
+use super::last_completion::{LastCompletion, at_most_chars};
 use super::protocol::{InlineCompletionItem, InlineCompletionList, InlineCompletionParams};
 use super::refresh::{self, Replaced};
 use super::state::State;

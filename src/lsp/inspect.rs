@@ -10,12 +10,12 @@ use serde_json::{Value, json};
 use tower_lsp::lsp_types::{NumberOrString, Position, Url};
 
 use super::at_cursor::{self, CursorRequest};
-use super::case_tests::{outcome_json, run_tests};
-use super::completed::Done;
 use super::error::ServeError;
-use super::replayed::Replayable;
+use super::harness_run::{outcome_json, run_tests};
+use super::last_completion::Done;
+use super::replay_session::Replayable;
 use super::state::State;
-use crate::bench::exec_view::body_of;
+use crate::bench::layout::evocodebench::body_of;
 use crate::bench::score;
 use crate::report::textdiff::{DiffOp, diff};
 use crate::retrieve::{Hit, RetrieverSpec};

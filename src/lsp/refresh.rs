@@ -18,7 +18,7 @@ use std::sync::Arc;
 use tower_lsp::lsp_types::Url;
 
 use super::at_cursor::{self, Cursor};
-use super::completed::{LastCompletion, at_most_chars};
+use super::last_completion::{LastCompletion, at_most_chars};
 use super::state::{Engine, State};
 
 /// The answer a completion gave from the fallback or cut at its budget, to be replaced.

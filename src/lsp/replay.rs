@@ -1,11 +1,11 @@
 //! Replaying benchmark cases in the editor: `crossfile.replayCase`, `crossfile.nextCase`,
 //! and `crossfile.previousCase` (`crossfile.score` scores the case open now: [`super::score`]).
 //!
-//! A case opens in a replay copy of its repository ([`crate::bench::Sandbox`], under
+//! A case opens in a replay copy of its repository ([`crate::bench::ReplayCopies`], under
 //! `<index.cache_dir>/replay/`), never in the repository itself; the copy is a workspace folder of
 //! its own with its own index. The case is laid out in that index as `bench run` lays it out
-//! ([`crate::bench::replay::lay_out`]; an EvoCodeBench case for its setting,
-//! [`crate::bench::exec_run::lay_out_exec`]), so a completion at its cursor gives what `bench
+//! ([`crate::bench::layout::lay_out`]; an EvoCodeBench case for its setting,
+//! [`crate::bench::layout::evocodebench::lay_out_exec`]), so a completion at its cursor gives what `bench
 //! run` gives, and `crossfile.score` scores with the case's benchmark's own metrics (or tests).
 
 use std::path::{Path, PathBuf};
@@ -17,13 +17,13 @@ use tower_lsp::lsp_types::{Position, Url};
 
 use super::cases::{self, ExecChoice};
 use super::error::ServeError;
-use super::replayed::{Cases, ExecTarget, Replayable, ReplayedCase, Session};
+use super::replay_session::{Cases, ExecTarget, Replayable, ReplayedCase, Session};
 use super::settings::folder_settings;
 use super::state::{Folder, State};
-use crate::bench::exec_run::lay_out_exec;
-use crate::bench::exec_view::exec_view;
-use crate::bench::replay::lay_out;
-use crate::bench::{Case, CaseView, Placeable, Sandbox, Target};
+use crate::bench::layout::evocodebench::exec_view;
+use crate::bench::layout::evocodebench::lay_out_exec;
+use crate::bench::layout::lay_out;
+use crate::bench::{Case, CaseView, Placeable, ReplayCopies, Target};
 use crate::index::{Index, Snapshot};
 use crate::retrieve::Query;
 use crate::workspace::normalize_newlines;
@@ -339,11 +339,11 @@ async fn place<C: Placeable + Clone + Send + 'static>(
     case: &C,
     view: &CaseView,
 ) -> Result<(PlacedCase, Arc<Index>), ServeError> {
-    let (sandbox, for_copy, view) = (sandbox(state), case.clone(), view.clone());
+    let (copies, for_copy, view) = (replay_copies(state), case.clone(), view.clone());
     let in_place = s.in_place;
     let held = state.replay.take_in_place();
     let (placed, held) =
-        tokio::task::spawn_blocking(move || sandbox.replay(&for_copy, &view, in_place, held))
+        tokio::task::spawn_blocking(move || copies.replay(&for_copy, &view, in_place, held))
             .await
             .map_err(ServeError::task("placing the case"))??;
     state.replay.hold(held);
@@ -359,18 +359,18 @@ async fn place<C: Placeable + Clone + Send + 'static>(
 }
 
 /// Where replay copies and in-place backups live.
-fn sandbox(state: &State) -> Sandbox {
-    Sandbox::new(state.engine_settings().index.cache_dir.join("replay"))
+fn replay_copies(state: &State) -> ReplayCopies {
+    ReplayCopies::new(state.engine_settings().index.cache_dir.join("replay"))
 }
 
 /// Puts back a file an in-place replay changed (at shutdown, at the end of the session, and at
 /// start for one a killed server left); says which.
 pub fn restore_in_place(state: &State) -> Option<PathBuf> {
-    let sandbox = sandbox(state);
+    let copies = replay_copies(state);
     let held = state.replay.take_in_place();
     let restored = match &held {
-        Some(lock) => sandbox.restore_in_place(lock),
-        None => sandbox.restore_abandoned(),
+        Some(lock) => copies.restore_in_place(lock),
+        None => copies.restore_abandoned(),
     };
     drop(held);
     match restored {

@@ -1,6 +1,6 @@
 //! `crossfile.score`: a replayed case scored with its benchmark's own metrics, either for a given
 //! text or for what the user now has at the case's cursor in the open buffer. An EvoCodeBench
-//! case is scored by running its tests on the body ([`super::case_tests`]): the body the buffer
+//! case is scored by running its tests on the body ([`super::harness_run`]): the body the buffer
 //! holds between the unchanged parts, spliced into the original file (the docstring the editor
 //! shows is not what is tested).
 
@@ -10,13 +10,14 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tower_lsp::lsp_types::{NumberOrString, Url};
 
-use super::case_tests::{outcome_json, run_tests};
 use super::error::ServeError;
-use super::replayed::{ExecTarget, Replayable, ReplayedCase};
+use super::harness_run::{outcome_json, run_tests};
+use super::replay_session::{ExecTarget, Replayable, ReplayedCase};
 use super::state::State;
-use crate::bench::exec_view::{body_of, body_typed};
+use crate::bench::layout::evocodebench::{body_of, body_typed};
+use crate::bench::scoring::execution::one_body_metrics;
+use crate::bench::scoring::typed_between;
 use crate::bench::{Case, score};
-use crate::report::textdiff::{common_prefix, common_suffix};
 use crate::workspace::normalize_newlines;
 
 /// `crossfile.score`'s arguments: the case and either the text to score or the buffer holding it.
@@ -106,14 +107,7 @@ async fn score_body(
     let title = format!("crossfile: testing {}", case.namespace);
     let tested = run_tests(state, exec, body.clone(), &title, token).await?;
     let outcome = outcome_json(&tested);
-    let mut metrics = serde_json::Map::new();
-    if tested.outcome.status.is_scored() {
-        let passed = tested.outcome.status == crate::harness::Status::Pass;
-        metrics.insert("pass@1".into(), json!(if passed { 1.0 } else { 0.0 }));
-    }
-    if let Some(recall) = tested.recall {
-        metrics.insert("recall@1".into(), json!(recall));
-    }
+    let metrics = one_body_metrics(&tested.outcome, tested.recall);
     let reference = case.reference_body(&exec.repos).unwrap_or_default();
     Ok(json!({
         "caseId": case.namespace,
@@ -158,113 +152,7 @@ fn in_buffer(
             ))
         })?;
     let buffer = normalize_newlines(&buffer);
-    between(&buffer, &case.left, &case.right)
+    typed_between(&buffer, &case.left, &case.right)
         .map(str::to_string)
         .map_err(ServeError::Request)
-}
-
-/// The text `buffer` holds between `left` at its start and `right` at its end; an error naming
-/// the line when either was changed. A line break an editor added at the end of a file that had
-/// none is not the user's text.
-fn between<'a>(buffer: &'a str, left: &str, right: &str) -> Result<&'a str, String> {
-    let had_no_eol = match right {
-        "" => !left.is_empty() && !left.ends_with('\n'),
-        right => !right.ends_with('\n'),
-    };
-    let buffer = match buffer.strip_suffix('\n') {
-        Some(trimmed) if had_no_eol => trimmed,
-        _ => buffer,
-    };
-    if !buffer.starts_with(left) {
-        let at = common_prefix(buffer, left);
-        return Err(format!(
-            "the text before the case's cursor was changed (line {}): only the text at the \
-             cursor can be scored; replay the case again to start over",
-            line_at(buffer, at)
-        ));
-    }
-    let end = buffer.len().checked_sub(right.len());
-    match end {
-        Some(end) if end >= left.len() && buffer.ends_with(right) => Ok(&buffer[left.len()..end]),
-        _ => {
-            let kept = common_suffix(&buffer[left.len()..], right);
-            Err(format!(
-                "the text after the case's cursor (its right context) was changed (line {}): only \
-                 the text at the cursor can be scored; replay the case again to start over",
-                line_at(buffer, buffer.len() - kept)
-            ))
-        }
-    }
-}
-
-/// The 1-based line of byte `at` in `text`.
-fn line_at(text: &str, at: usize) -> usize {
-    text.get(..at).map_or(0, |t| t.matches('\n').count()) + 1
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_text_between_unchanged_contexts_is_scored() {
-        let left = "def f(x):\n    return ";
-        let right = "\n\nprint(f(1))\n";
-        let cases = [
-            ("def f(x):\n    return x + 1\n\nprint(f(1))\n", Ok("x + 1")),
-            ("def f(x):\n    return \n\nprint(f(1))\n", Ok("")),
-            // A whole body, several lines, typed or accepted.
-            (
-                "def f(x):\n    return (\n        x\n    )\n\nprint(f(1))\n",
-                Ok("(\n        x\n    )"),
-            ),
-            // Emoji and CJK around the cursor.
-            (
-                "def f(x):\n    return \"🎉中\"\n\nprint(f(1))\n",
-                Ok("\"🎉中\""),
-            ),
-        ];
-        for (buffer, want) in cases {
-            assert_eq!(
-                between(buffer, left, right),
-                want.map_err(|e: &str| e.to_string()),
-                "{buffer:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn a_changed_prefix_or_suffix_is_refused_naming_the_line() {
-        let left = "a = 1\nb = ";
-        let right = "\nc = 3\n";
-        let edited_prefix = between("a = 2\nb = 2\nc = 3\n", left, right);
-        assert!(
-            edited_prefix
-                .as_ref()
-                .is_err_and(|e| e.contains("before the case's cursor") && e.contains("line 1")),
-            "{edited_prefix:?}"
-        );
-        let edited_suffix = between("a = 1\nb = 2\nc = 4\n", left, right);
-        assert!(
-            edited_suffix
-                .as_ref()
-                .is_err_and(|e| e.contains("right context") && e.contains("line 3")),
-            "{edited_suffix:?}"
-        );
-        // Text deleted across the cursor: both ends still match, but they overlap.
-        let overlap = between("a = 1\nb = 3\n", "a = 1\nb = 3", "3\n");
-        assert!(overlap.is_err(), "{overlap:?}");
-        assert!(between("", left, right).is_err());
-    }
-
-    #[test]
-    fn an_end_of_line_an_editor_adds_is_not_the_users_text() {
-        // The case's file had no final line break; the editor wrote one.
-        assert_eq!(between("x = 1\ny = 2\nz\n", "x = 1\ny = ", "\nz"), Ok("2"));
-        // The cursor at the very end of such a file.
-        assert_eq!(between("x = 1\ny = 2\n", "x = 1\ny = ", ""), Ok("2"));
-        // A file that had one keeps it, and a break the user typed stays theirs.
-        assert_eq!(between("x = 2\n\n", "x = ", "\n"), Ok("2\n"));
-        assert_eq!(between("x = 1\n\n", "x = 1\n", ""), Ok("\n"));
-    }
 }

@@ -12,10 +12,10 @@ use tokio_util::sync::CancellationToken;
 use tower_lsp::Client;
 use tower_lsp::lsp_types::Url;
 
-use super::completed::LastCompletion;
 use super::error::ServeError;
 use super::inflight::Requests;
-use super::replayed::Replay;
+use super::last_completion::LastCompletion;
+use super::replay_session::Replay;
 
 use crate::backend::{Backend, Foreground};
 use crate::complete::Completer;

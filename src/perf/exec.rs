@@ -11,9 +11,9 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::{PerfError, percentile};
-use crate::bench::envs::EnvStore;
-use crate::bench::evocodebench::ExecCase;
-use crate::bench::exec_score::{ExecContext, run_samples};
+use crate::bench::cases::evocodebench::ExecCase;
+use crate::bench::scoring::envs::EnvStore;
+use crate::bench::scoring::execution::{ExecContext, run_samples};
 use crate::harness::{Harness, Status};
 
 /// What to measure.

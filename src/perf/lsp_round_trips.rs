@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::served::{self, CacheDir, SLOW, Served, file_uri, memory};
+use super::serve_child::{self, CacheDir, SLOW, Served, file_uri, memory};
 use super::{ClientError, LspClient, PerfError, mean, ms, percentile};
 use crate::chunk::is_blank;
 use crate::config::Settings;
@@ -136,7 +136,7 @@ pub fn measure_lsp(
 ) -> Result<LspReport, PerfError> {
     let root = &params.workspace;
     let settings = &params.settings;
-    let model = served::model_file(params.model.as_deref(), settings, fetching)?;
+    let model = serve_child::model_file(params.model.as_deref(), settings, fetching)?;
     let cache = CacheDir::new(params.cache_dir.as_deref())?;
     let cache_dir = &cache.path;
     let mut model_options = json!({"path": model});
@@ -156,7 +156,7 @@ pub fn measure_lsp(
         initialize_ms,
         index_s,
         indexed,
-    } = served::start(&params.server, root, options)?;
+    } = serve_child::start(&params.server, root, options)?;
     let after_index = memory(pid)?;
     say(&format!("indexed in {index_s:.2} s: {indexed}"));
 

@@ -7,21 +7,21 @@
 mod cursors;
 mod exec;
 mod generation;
+mod llama_server;
 pub mod lsp_client;
 mod lsp_round_trips;
 mod retrieval;
-mod served;
-mod server;
+mod serve_child;
 pub mod typing;
 
 pub use cursors::sample_cursors;
 pub use exec::{ExecParams, ExecReport, ExecTiming, measure_exec};
 pub use generation::{GenerationParams, GenerationReport, measure_generation};
+pub use llama_server::{LlamaServer, ServerError, ServerTimings};
 pub use lsp_client::{ClientError, LspClient};
 pub use lsp_round_trips::{LspParams, LspReport, TARGET_P95_MS, TARGET_RSS_MB, measure_lsp};
 pub use retrieval::{RetrievalParams, RetrievalReport, measure_retrieval};
-pub use served::file_uri;
-pub use server::{LlamaServer, ServerError, ServerTimings};
+pub use serve_child::file_uri;
 pub use typing::{Pace, TypingParams, TypingReport, measure_typing};
 
 use crate::report::bootstrap;

@@ -1,7 +1,7 @@
 //! Bootstrap confidence intervals of a mean, seeded so a report is the same on every run, and
 //! nearest-rank percentiles.
 //!
-//! The rule (README "bench report"): resample the values with replacement `resamples` times
+//! The rule (docs/replay.md, `bench report`): resample the values with replacement `resamples` times
 //! (index `⌊x·n / 2⁶⁴⌋` for each number `x` of [`SplitMix64`] seeded with `seed`, fresh for
 //! every interval), take each
 //! resample's mean, sort the means, and return the `(1 − confidence)/2` and `(1 + confidence)/2`

@@ -5,9 +5,9 @@ use serde::Serialize;
 
 use super::bootstrap::Bootstrap;
 use super::compare::{Comparison, pairwise};
-use super::run_reader::Run;
 use super::summary::{GroupSummary, languages, retrievers, summarize};
-use crate::bench::scale::scale_note;
+use crate::bench::runfile::reader::Run;
+use crate::bench::scoring::scale::scale_note;
 
 /// What `bench report` prints: `--json` serializes this value.
 #[derive(Clone, Debug, Serialize)]

@@ -12,10 +12,10 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::bootstrap::{Bootstrap, Interval, mean};
-use super::run_reader::Run;
 use super::summary::retrievers;
-use crate::bench::record::RunRecord;
-use crate::bench::scale::{display_value, sort_metrics};
+use crate::bench::runfile::reader::Run;
+use crate::bench::runfile::record::RunRecord;
+use crate::bench::scoring::scale::{display_value, sort_metrics};
 
 /// The label of the group that pools every language of a format.
 pub const ALL_LANGUAGES: &str = "all";

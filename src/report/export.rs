@@ -18,8 +18,8 @@
 
 use serde_json::json;
 
-use super::run_reader::Run;
-use crate::bench::record::RunRecord;
+use crate::bench::runfile::reader::Run;
+use crate::bench::runfile::record::RunRecord;
 
 /// A benchmark's predictions format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -219,7 +219,7 @@ mod tests {
 
     #[test]
     fn evocodebench_lines_are_one_per_sample_with_the_tested_body() {
-        use crate::bench::record::ExecSample;
+        use crate::bench::runfile::record::ExecSample;
         use crate::harness::Outcome;
         let sample = |body: &str| ExecSample {
             raw_suggestion: format!("{body}\nclass Next:"),

@@ -6,7 +6,7 @@ use super::bootstrap::Bootstrap;
 use super::build::Report;
 use super::compare::{ALL_LANGUAGES, CaseChange, Comparison, MetricDiff, Pairing, RunComparison};
 use super::summary::GroupSummary;
-use crate::bench::scale::display_decimals;
+use crate::bench::scoring::scale::display_decimals;
 
 /// The label an upper-bound retriever gets in every table.
 pub const UPPER_BOUND: &str = "(upper bound)";

@@ -1,6 +1,7 @@
-//! Everything that reads run files: per-group summaries with bootstrap intervals, paired
-//! comparisons of retrievers and of runs, the report in Markdown, JSON and HTML (with its charts
-//! and per-case drill-down), and prediction exports in each benchmark's own format.
+//! What is made of run files (read by [`crate::bench::runfile`]): per-group summaries with
+//! bootstrap intervals, paired comparisons of retrievers and of runs, the report in Markdown,
+//! JSON and HTML (with its charts and per-case drill-down), and prediction exports in each
+//! benchmark's own format.
 
 pub mod bootstrap;
 pub mod build;
@@ -8,8 +9,6 @@ pub mod compare;
 pub mod export;
 mod html;
 pub mod markdown;
-pub mod merge;
-pub mod run_reader;
 pub mod summary;
 pub mod textdiff;
 

@@ -7,8 +7,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::bootstrap::{Bootstrap, Interval, mean, percentile_sorted};
-use crate::bench::record::RunRecord;
-use crate::bench::scale::{display_value, sort_metrics};
+use crate::bench::runfile::record::RunRecord;
+use crate::bench::scoring::scale::{display_value, sort_metrics};
 
 /// The records of one (format, language, retriever).
 #[derive(Clone, Debug, Serialize)]

@@ -5,6 +5,8 @@
 //! over characters while that table stays under [`MAX_CELLS`], else over lines, else replaced
 //! whole.
 
+use crate::bench::scoring::{common_prefix, common_suffix};
+
 /// The largest LCS table (cells) a diff builds.
 pub const MAX_CELLS: usize = 1_000_000;
 
@@ -79,25 +81,6 @@ impl Runs {
         }
         self.0.push((kind, range));
     }
-}
-
-/// Byte length of the longest common prefix, on a character boundary.
-pub fn common_prefix(a: &str, b: &str) -> usize {
-    a.char_indices()
-        .zip(b.chars())
-        .find(|((_, x), y)| x != y)
-        .map(|((i, _), _)| i)
-        .unwrap_or_else(|| a.len().min(b.len()))
-}
-
-/// Byte length of the longest common suffix, on a character boundary.
-pub fn common_suffix(a: &str, b: &str) -> usize {
-    a.chars()
-        .rev()
-        .zip(b.chars().rev())
-        .take_while(|(x, y)| x == y)
-        .map(|(x, _)| x.len_utf8())
-        .sum()
 }
 
 /// The byte ranges of `text[span]`'s characters, or of its lines with their `\n`.

@@ -1,4 +1,8 @@
 //! `bm25`: tantivy's BM25 over code terms of the index's `bm25` chunks.
+//!
+//! The query is the code terms of the last `retrieve.query_lines` non-blank lines before the
+//! cursor (10 by default), restricted to chunks of the query's language family; chunks in the
+//! query's own region are left out, and ties rank by path, then first line.
 
 use tantivy::Term;
 use tantivy::collector::TopDocs;

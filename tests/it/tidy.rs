@@ -279,3 +279,94 @@ fn lsp_modules_use_each_other_one_way() {
         "state.rs uses no handler"
     );
 }
+
+/// The names a Rust source defines: items (`struct`, `enum`, `trait`, `type`, `fn`, `const`,
+/// `static`, `mod`) and enum variants.
+fn defined_names(text: &str) -> Vec<String> {
+    const KINDS: &[&str] = &[
+        "struct", "enum", "trait", "type", "fn", "const", "static", "mod",
+    ];
+    let mut names = Vec::new();
+    let mut in_enum = 0i32;
+    for line in text.lines() {
+        let words: Vec<&str> = line
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let item = words
+            .iter()
+            .position(|w| KINDS.contains(w))
+            .filter(|&at| {
+                words[..at]
+                    .iter()
+                    .all(|w| ["pub", "crate", "super", "async", "unsafe", "const"].contains(w))
+            })
+            .and_then(|at| words.get(at + 1));
+        if let Some(name) = item {
+            names.push((*name).to_string());
+        }
+        if in_enum > 0 {
+            let trimmed = line.trim_start();
+            if in_enum == 1
+                && trimmed.starts_with(|c: char| c.is_ascii_uppercase())
+                && let Some(variant) = words.first()
+            {
+                names.push((*variant).to_string());
+            }
+            in_enum += line.matches(['{', '(']).count() as i32;
+            in_enum -= line.matches(['}', ')']).count() as i32;
+        } else if item.is_some() && words.contains(&"enum") && line.trim_end().ends_with('{') {
+            in_enum = 1;
+        }
+    }
+    names
+}
+
+/// ARCHITECTURE.md names types and functions for a reader to search for: each backticked
+/// `Type`, `Type::item` or `module::…::item` of the crate must exist in `src/` (std's and
+/// dependencies' items are written with their crate's name first and not checked).
+#[test]
+fn every_name_architecture_md_gives_exists_in_src() {
+    let mut defined = std::collections::BTreeSet::new();
+    let mut modules = std::collections::BTreeSet::new();
+    for (path, text) in sources() {
+        defined.extend(defined_names(&text));
+        let rel = path.trim_start_matches("src/").trim_end_matches(".rs");
+        modules.extend(rel.split('/').filter(|m| *m != "mod").map(str::to_string));
+    }
+    let doc = std::fs::read_to_string(project().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    // Fenced blocks are diagrams, not names.
+    let prose: String = doc.split("```").step_by(2).collect::<Vec<_>>().join("\n");
+    let mut stale = Vec::new();
+    for span in prose.split('`').skip(1).step_by(2) {
+        let name = span.split('(').next().unwrap_or(span).trim();
+        let segments: Vec<&str> = name.split("::").collect();
+        let is_path = segments
+            .iter()
+            .all(|s| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_'));
+        let Some(first) = segments.first() else {
+            continue;
+        };
+        let typed = first.starts_with(|c: char| c.is_ascii_uppercase())
+            && first.chars().any(|c| c.is_ascii_lowercase());
+        let crate_path = segments.len() > 1 && (modules.contains(*first) || *first == "crate");
+        if !is_path || !(typed || crate_path) {
+            continue;
+        }
+        let missing = segments
+            .iter()
+            .filter(|s| **s != "crate" && !modules.contains(**s))
+            .find(|s| !defined.contains(**s));
+        if let Some(segment) = missing {
+            stale.push(format!("`{name}` (no `{segment}` in src/)"));
+        }
+    }
+    stale.sort();
+    stale.dedup();
+    assert!(
+        stale.is_empty(),
+        "ARCHITECTURE.md names what src/ does not define (rename it, or write a dependency's \
+         item with its crate's name first):\n{}",
+        stale.join("\n")
+    );
+}

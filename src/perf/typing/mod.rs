@@ -35,7 +35,7 @@ pub use reuse_off::{Paired, ReuseOff};
 pub use session::Pace;
 pub use verify::Fresh;
 
-use super::served::{self, SLOW};
+use super::serve_child::{self, SLOW};
 use super::{LlamaServer, PerfError, mean};
 use crate::config::Settings;
 use crate::index::Progress;
@@ -184,9 +184,9 @@ pub fn measure_typing(
         "{} places, {keystrokes} keystrokes each way",
         places.len()
     ));
-    let model = served::model_file(params.model.as_deref(), settings, fetching)?;
+    let model = serve_child::model_file(params.model.as_deref(), settings, fetching)?;
     let n_ctx = params.n_ctx.unwrap_or(settings.model.n_ctx);
-    let cache = served::CacheDir::new(params.cache_dir.as_deref())?;
+    let cache = serve_child::CacheDir::new(params.cache_dir.as_deref())?;
     let cache_dir = &cache.path;
     let options = |backend: Value| {
         json!({
@@ -291,7 +291,7 @@ fn type_into(
     say: &dyn Fn(&str),
 ) -> Result<(Measured, Vec<verify::Recorded>, Vec<AnsweredPause>), PerfError> {
     let started = std::time::Instant::now();
-    let mut served = served::start(&params.server, &params.workspace, options)?;
+    let mut served = serve_child::start(&params.server, &params.workspace, options)?;
     say(&format!(
         "{backend}: indexed in {:.1} s ({})",
         served.index_s, served.indexed
@@ -302,7 +302,7 @@ fn type_into(
         let mut rss = 0.0;
         let mut peak = 0.0;
         for pid in std::iter::once(pid).chain(also) {
-            let m: ProcessMemory = served::memory(pid)?;
+            let m: ProcessMemory = serve_child::memory(pid)?;
             rss += m.rss_mb();
             peak += m.hwm_mb();
         }

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::script::Place;
 use super::session::{self, AnsweredPause};
-use super::{PerfError, merge, served};
+use super::{PerfError, merge, serve_child};
 use crate::perf::mean;
 use crate::report::bootstrap::{Bootstrap, Interval};
 
@@ -97,14 +97,14 @@ pub fn compare_reuse_off(
 ) -> Result<ReuseOff, PerfError> {
     let chosen = spread(answered, n);
     merge(&mut options, &json!({"lsp": {"reuse_kv": false}}));
-    let mut served = served::start(server, workspace, options)?;
+    let mut served = serve_child::start(server, workspace, options)?;
     let mut pairs = Vec::new();
     for (i, pause) in chosen.iter().enumerate() {
         let place = places.get(pause.place).ok_or_else(|| {
             PerfError::Unmeasurable(format!("no place {} was typed", pause.place))
         })?;
         let mut ask =
-            |offset| session::suggestion_at(&mut served.client, place, offset, served::SLOW);
+            |offset| session::suggestion_at(&mut served.client, place, offset, serve_child::SLOW);
         let fresh = session::similarity(place, pause.offset, &ask(pause.offset)?);
         let off = match pause.along_from.filter(|&from| from < pause.offset) {
             Some(from) => {
@@ -130,7 +130,7 @@ pub fn compare_reuse_off(
             mean(&off)
         ));
     }
-    served.client.finish(served::SLOW)?;
+    served.client.finish(serve_child::SLOW)?;
     let off = |pair: &Pair| pair.off;
     Ok(ReuseOff {
         all: Paired::of(&pairs, |_| true, off),

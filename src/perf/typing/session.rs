@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::script::{Keystroke, Place};
 use super::verify::Recorded;
 use crate::metrics::cceval_es;
-use crate::perf::served::file_uri;
+use crate::perf::serve_child::file_uri;
 use crate::perf::{ClientError, LspClient, PerfError};
 
 /// How fast the person types.

@@ -5,11 +5,11 @@
 use std::fmt::Write;
 
 use super::markup::{color, escape, swatch};
-use crate::bench::record::RunRecord;
-use crate::bench::scale::{display_decimals, display_value, sort_metrics};
+use crate::bench::runfile::reader::Run;
+use crate::bench::runfile::record::RunRecord;
+use crate::bench::scoring::scale::{display_decimals, display_value, sort_metrics};
 use crate::report::build::Report;
 use crate::report::markdown::UPPER_BOUND;
-use crate::report::run_reader::Run;
 use crate::report::textdiff::{DiffOp, diff};
 
 /// The most cases the page holds (each carries its prompts, so a page of all 10,000 cases of a

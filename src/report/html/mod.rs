@@ -14,10 +14,10 @@ use markup::swatch;
 use crate::report::compare::ALL_LANGUAGES;
 use charts::{Bar, BarChart, BarGroup, LatencyRow, Series};
 
-use crate::bench::scale::{display_decimals, display_max};
+use crate::bench::runfile::reader::Run;
+use crate::bench::scoring::scale::{display_decimals, display_max};
 use crate::report::build::Report;
 use crate::report::markdown::UPPER_BOUND;
-use crate::report::run_reader::Run;
 use crate::report::summary::GroupSummary;
 
 /// The whole page for `report`, built from `run`.

@@ -72,7 +72,7 @@ fn fifos_named_like_source_are_skipped_and_never_read() {
 #[cfg(feature = "embedded")]
 #[test]
 fn a_repository_holding_a_fifo_is_replayed_without_it() {
-    use crate::lsp_client::Client;
+    use crate::lsp::client::Client;
     use serde_json::json;
 
     let cache = tempfile::tempdir().expect("tempdir");
@@ -181,7 +181,7 @@ fn small_things_are_said_clearly() {
 #[cfg(feature = "embedded")]
 #[test]
 fn a_loaded_cases_file_still_has_its_format_checked() {
-    use crate::lsp_client::Client;
+    use crate::lsp::client::Client;
     use serde_json::{Value, json};
 
     let cache = tempfile::tempdir().expect("tempdir");

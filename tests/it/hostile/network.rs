@@ -142,7 +142,7 @@ fn a_password_in_an_endpoint_is_never_shown() {
 #[cfg(feature = "embedded")]
 #[test]
 fn serve_exits_at_once_when_its_input_closes_mid_completion() {
-    use crate::lsp_client::{Client, uri};
+    use crate::lsp::client::{Client, uri};
     use serde_json::json;
 
     let (hang, accepted) = hanging_listener();

@@ -69,7 +69,7 @@ fn a_workspace_config_cannot_send_code_or_secrets_anywhere_new() {
 #[cfg(feature = "embedded")]
 #[test]
 fn the_server_warns_and_ignores_an_untrusted_workspace_config_until_the_client_trusts_it() {
-    use crate::lsp_client::Client;
+    use crate::lsp::client::Client;
     use serde_json::json;
 
     let elsewhere = tempfile::tempdir().expect("tempdir");

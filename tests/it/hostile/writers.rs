@@ -159,8 +159,8 @@ fn bench_refuses_outputs_that_are_inputs_and_runs_with_nothing_to_run() {
 #[cfg(feature = "embedded")]
 #[test]
 fn two_servers_replaying_in_place_never_lose_a_file() {
-    use crate::lsp_client::Client;
-    use crate::lsp_replay::tree_digest;
+    use crate::lsp::client::Client;
+    use crate::lsp::replay::tree_digest;
     use serde_json::{Value, json};
 
     let cache = tempfile::tempdir().expect("tempdir");

@@ -1,0 +1,145 @@
+//! Running an EvoCodeBench case's tests on a body, for `crossfile.score` and `crossfile.compare`:
+//! the engine's harness ([`crate::bench::scoring::execution::test_body`]: a fresh copy of the repository,
+//! the body spliced into the original file as the benchmark does, each test in the sandbox),
+//! with a `$/progress` report as each test starts. `$/cancelRequest` for the command or
+//! `window/workDoneProgress/cancel` for its progress stops the running test; nothing is decided
+//! then, and the command answers that it was cancelled.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tower_lsp::lsp_types::NumberOrString;
+
+use super::error::ServeError;
+use super::progress::Reporter;
+use super::replay_session::ExecTarget;
+use super::state::State;
+use crate::bench::scoring::execution::{ExecContext, test_body};
+use crate::bench::scoring::recall::sample_recalls;
+use crate::harness::{DEFAULT_MEMORY_BYTES, DEFAULT_PER_TEST, Harness, Outcome, Status};
+
+/// A body's tests run, with the body's Recall@1 against the case's dependencies (`None`: the
+/// case has none).
+pub struct Tested {
+    pub outcome: Outcome,
+    pub recall: Option<f64>,
+}
+
+/// Runs `exec`'s tests on `body` (the whole body, its first line indented), reporting under
+/// the client's `given` progress token or one the server makes, titled `title`.
+pub async fn run_tests(
+    state: &State,
+    exec: &Arc<ExecTarget>,
+    body: String,
+    title: &str,
+    given: Option<NumberOrString>,
+) -> Result<Tested, ServeError> {
+    let name = format!("crossfile/tests/{}", state.requests.unique());
+    let reporter = Reporter::create(state, given, name, true).await;
+    let key = reporter.key();
+    let count = exec.case.tests.len();
+    reporter
+        .begin(title, Some(format!("{count} test(s)")), Some(0))
+        .await;
+    let stop = Arc::new(AtomicBool::new(false));
+    // Set when this command's future is dropped (`$/cancelRequest`): the test running stops.
+    let _stop_on_drop = StopOnDrop(stop.clone());
+    let cancel = state.requests.begin_work(key.as_deref());
+    let (started, mut starts) = mpsc::unbounded_channel::<(usize, String)>();
+    let (for_tests, flag) = (exec.clone(), stop.clone());
+    let mut task = tokio::task::spawn_blocking(move || {
+        let harness = Harness::new(DEFAULT_PER_TEST, DEFAULT_MEMORY_BYTES)
+            .map_err(|e| ServeError::Request(e.to_string()))?;
+        let e = &for_tests;
+        let context = ExecContext {
+            repos: &e.repos,
+            envs: &e.envs,
+            harness: &harness,
+            jobs: 1,
+            cancel: &flag,
+        };
+        let on_test = |number: usize, id: &str| {
+            let _ = started.send((number, id.to_string()));
+        };
+        let outcome = test_body(&context, &e.case, &body, &on_test);
+        let recall = sample_recalls(&e.case, &e.repos, &[body.as_str()])
+            .and_then(|recalls| recalls.into_iter().next())
+            .and_then(|r| r.all);
+        Ok::<_, ServeError>(Tested { outcome, recall })
+    });
+    let joined = loop {
+        tokio::select! {
+            Some((number, id)) = starts.recv() => {
+                let percentage = u32::try_from(number * 100 / count.max(1)).unwrap_or(100);
+                let message = format!("test {} of {count}: {id}", number + 1);
+                reporter.report(message, Some(percentage)).await;
+            }
+            () = cancel.cancelled(), if !stop.load(Ordering::Relaxed) => {
+                stop.store(true, Ordering::Relaxed);
+            }
+            joined = &mut task => break joined,
+        }
+    };
+    state.requests.end_work(key.as_deref());
+    let tested = joined.map_err(ServeError::task("running the tests"))?;
+    let cancelled = stop.load(Ordering::Relaxed);
+    let ending = match &tested {
+        Ok(_) if cancelled => "cancelled".to_string(),
+        Ok(t) => summary(&t.outcome),
+        Err(e) => e.to_string(),
+    };
+    reporter.end(ending).await;
+    if cancelled {
+        return Err(ServeError::Cancelled);
+    }
+    tested
+}
+
+/// Sets the flag when dropped.
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// One line: how the tests ended.
+fn summary(outcome: &Outcome) -> String {
+    match (&outcome.status, &outcome.first_failure, &outcome.message) {
+        (Status::Pass, _, _) => format!("{} test(s) passed", outcome.tests.len()),
+        (Status::Error, _, Some(message)) => format!("not run: {message}"),
+        (status, Some(test), _) => format!("{}: {test}", status.name()),
+        (status, None, _) => status.name().to_string(),
+    }
+}
+
+/// The outcome as the commands answer it: its status, each test run with its output's tail,
+/// the first that did not pass, and why the tests could not run.
+pub fn outcome_json(tested: &Tested) -> Value {
+    let outcome = &tested.outcome;
+    let tests: Vec<Value> = outcome
+        .tests
+        .iter()
+        .map(|t| {
+            json!({
+                "id": t.id,
+                "status": t.status.name(),
+                "exitCode": t.exit_code,
+                "secs": t.secs,
+                "output": t.tail,
+            })
+        })
+        .collect();
+    json!({
+        "status": outcome.status.name(),
+        "passed": outcome.status == Status::Pass,
+        "tests": tests,
+        "firstFailure": outcome.first_failure,
+        "message": outcome.message,
+        "secs": outcome.secs,
+        "recall": tested.recall,
+    })
+}

@@ -1,0 +1,17 @@
+//! Benchmark replay and its tools through the real binary and library: cases of every benchmark,
+//! `bench run`, scoring against the official scripts, reports, mining, and the performance
+//! harnesses.
+
+mod cceval_records;
+mod cceval_reference;
+mod codereval;
+pub mod evocodebench;
+mod metrics_conformance;
+mod mine;
+mod mine_functions;
+#[cfg(feature = "embedded")]
+pub mod perf_harness;
+mod report;
+mod run;
+#[cfg(feature = "embedded")]
+mod typing;

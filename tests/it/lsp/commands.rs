@@ -1,0 +1,218 @@
+//! `crossfile serve` on a real workspace (a copy of the click corpus package) with the embedded
+//! model: completion and inline completion; an unsaved edit through `didChange` changes what
+//! `crossfile.context` shows was retrieved; a file deleted on disk leaves the index;
+//! `crossfile.compare` runs several retrievers at one cursor.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::lsp::client::{Client, uri};
+use crate::support::{copy_tree, corpus_workspace};
+
+const MODEL: &str = "n_ctx = 1024\n[prompt]\nmax_new_tokens = 16\n";
+
+fn open(client: &mut Client, root: &Path, rel: &str, text: &str) {
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(root, rel), "languageId": "python", "version": 1,
+               "text": text}}),
+    );
+}
+
+/// Completes at the end of `rel`'s buffer `text` and returns the paths of the chunks the
+/// completion was made from (`crossfile.context`).
+fn context_paths(client: &mut Client, root: &Path, rel: &str, text: &str) -> Vec<String> {
+    let line = text.lines().count().saturating_sub(1);
+    let character = text.lines().last().map_or(0, |l| l.encode_utf16().count());
+    let answer = client.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": uri(root, rel)},
+               "position": {"line": line, "character": character}}),
+    );
+    assert!(answer.get("result").is_some(), "{answer}");
+    let context = client.execute("crossfile.context", json!({"uri": uri(root, rel)}));
+    assert_eq!(
+        context["position"],
+        json!({"line": line, "character": character})
+    );
+    let chunks = context["chunks"].as_array().expect("chunks");
+    for chunk in chunks {
+        assert!(chunk["text"].is_string(), "{chunk}");
+    }
+    assert!(context["prompt"].as_str().is_some_and(|p| !p.is_empty()));
+    chunks
+        .iter()
+        .filter_map(|c| c["path"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn live_edits_and_deletions_change_what_completions_retrieve() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("click");
+    copy_tree(&corpus_workspace("click"), &root);
+    std::fs::write(
+        root.join("src/click/gadgets.py"),
+        "def assemble_gadget_registry(names):\n    return {n: len(n) for n in names}\n",
+    )
+    .expect("write");
+
+    let mut client = Client::start_with(cache.path(), MODEL);
+    let options = json!({"index": {"cache_dir": cache.path().join("index")}});
+    client.initialize(&root, options);
+    client.wait_for_index();
+
+    // Completion and inline completion in a real file, cut after `formatter.`.
+    let core = std::fs::read_to_string(root.join("src/click/core.py")).expect("core.py");
+    let mut lines: Vec<&str> = core.split('\n').collect();
+    let cut = lines[1274].find("formatter.").expect("line 1275") + "formatter.".len();
+    lines[1274] = &lines[1274][..cut];
+    let buffer = lines.join("\n");
+    open(&mut client, &root, "src/click/core.py", &buffer);
+    let at = json!({"textDocument": {"uri": uri(&root, "src/click/core.py")},
+                    "position": {"line": 1274, "character": cut}});
+    let answer = client.request("textDocument/completion", at.clone());
+    let item = answer
+        .pointer("/result/items/0/insertText")
+        .and_then(Value::as_str);
+    assert!(item.is_some_and(|t| !t.trim().is_empty()), "{answer}");
+    let mut inline = at;
+    inline["context"] = json!({"triggerKind": 1});
+    let answer = client.request("textDocument/inlineCompletion", inline);
+    let item = answer
+        .pointer("/result/items/0/insertText")
+        .and_then(Value::as_str);
+    assert!(item.is_some_and(|t| !t.trim().is_empty()), "{answer}");
+
+    // No completion yet in this document: no context.
+    let demo = "src/click/demo_app.py";
+    assert_eq!(
+        client.execute("crossfile.context", json!({"uri": uri(&root, demo)})),
+        Value::Null
+    );
+
+    // An unsaved module, empty at first, then given a function through an incremental change.
+    let widgets = "src/click/widgets.py";
+    open(&mut client, &root, widgets, "");
+    let demo_text =
+        "from click.widgets import frobnicate_widget_tokens\n\nresult = frobnicate_widget_tokens(";
+    open(&mut client, &root, demo, demo_text);
+    let before = context_paths(&mut client, &root, demo, demo_text);
+    assert!(!before.iter().any(|p| p == widgets), "{before:?}");
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&root, widgets), "version": 2},
+               "contentChanges": [{"range": {"start": {"line": 0, "character": 0},
+                                             "end": {"line": 0, "character": 0}},
+                                   "text": "def frobnicate_widget_tokens(tokens, widget):\n    return [widget.frobnicate(t) for t in tokens]\n"}]}),
+    );
+    // Retrieved now (the retriever ranks it first: `crossfile.compare` below); the completion
+    // keeps its last block's chunks that are still among the best first, so it may come later,
+    // and while the new prompt is read an answer may still come from the last block's.
+    let started = std::time::Instant::now();
+    let after = loop {
+        let after = context_paths(&mut client, &root, demo, demo_text);
+        if after.iter().any(|p| p == widgets) || started.elapsed().as_secs() > 60 {
+            break after;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    };
+    assert!(after.iter().any(|p| p == widgets), "{after:?}");
+
+    // A file deleted on disk leaves the index once the client says so.
+    let gadget_text = "registry = assemble_gadget_registry(";
+    open(&mut client, &root, "src/click/gadget_use.py", gadget_text);
+    let gadgets = "src/click/gadgets.py";
+    let before = context_paths(&mut client, &root, "src/click/gadget_use.py", gadget_text);
+    assert_eq!(
+        before.first().map(String::as_str),
+        Some(gadgets),
+        "{before:?}"
+    );
+    std::fs::remove_file(root.join(gadgets)).expect("delete");
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&root, gadgets), "type": 3}]}),
+    );
+    let after = context_paths(&mut client, &root, "src/click/gadget_use.py", gadget_text);
+    assert!(!after.iter().any(|p| p == gadgets), "{after:?}");
+
+    // Three retrievers at one cursor, side by side.
+    let position = json!({"line": 2, "character": 33});
+    let compared = client.execute(
+        "crossfile.compare",
+        json!({"uri": uri(&root, demo), "position": position,
+               "retrievers": ["bm25", "jaccard", "none"]}),
+    );
+    let results = compared["results"].as_array().expect("results");
+    let names: Vec<&str> = results
+        .iter()
+        .filter_map(|r| r["retriever"].as_str())
+        .collect();
+    assert_eq!(names, ["bm25", "jaccard", "none"]);
+    for r in results {
+        assert!(r["error"].is_null(), "{r}");
+        assert!(r["suggestion"].is_string(), "{r}");
+        assert!(r["latencyMs"].as_f64().is_some_and(|ms| ms > 0.0), "{r}");
+        assert!(
+            r["promptTokens"]["total"].as_u64().is_some_and(|n| n > 0),
+            "{r}"
+        );
+        assert!(r.get("metrics").is_none(), "not a case's cursor: {r}");
+    }
+    let top = |r: &Value| r.pointer("/chunks/0/path").cloned();
+    assert_eq!(top(&results[0]), Some(json!(widgets)), "{compared}");
+    assert_eq!(results[2]["chunks"], json!([]), "{compared}");
+    assert_eq!(
+        results[2]["promptTokens"]["crossfile"],
+        json!(0),
+        "{compared}"
+    );
+    assert!(
+        results[0]["promptTokens"]["crossfile"].as_u64() > Some(0),
+        "{compared}"
+    );
+    assert_eq!(compared["caseId"], Value::Null);
+    let answer = client.request(
+        "workspace/executeCommand",
+        json!({"command": "crossfile.compare", "arguments": [{"uri": uri(&root, demo),
+               "position": position, "retrievers": ["bm26"]}]}),
+    );
+    let message = answer.pointer("/error/message").and_then(Value::as_str);
+    assert!(message.is_some_and(|m| m.contains("bm26")), "{answer}");
+    assert_eq!(
+        answer.pointer("/error/code"),
+        Some(&json!(-32602)),
+        "invalid params: {answer}"
+    );
+    assert_eq!(client.finish(true), Some(0));
+}
+
+/// A folder whose index cannot be built (its cache directory is a file): the failure is shown,
+/// and a completion there is answered with it at once, never left waiting.
+#[test]
+fn a_folder_that_cannot_be_indexed_fails_its_completions_with_the_reason() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("a.py"), "import os\nos.\n").expect("write");
+    let blocker = cache.path().join("not-a-folder");
+    std::fs::write(&blocker, "").expect("write");
+    let mut client = Client::start_with(cache.path(), MODEL);
+    client.initialize(dir.path(), json!({"index": {"cache_dir": blocker}}));
+    let end = client.wait_for_index();
+    let message = end.pointer("/params/value/message").and_then(Value::as_str);
+    assert!(
+        message.is_some_and(|m| m.contains("1 folders failed")),
+        "{end}"
+    );
+    let answer = client.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": uri(dir.path(), "a.py")},
+               "position": {"line": 1, "character": 3}}),
+    );
+    let error = answer.pointer("/error/message").and_then(Value::as_str);
+    assert!(error.is_some_and(|m| m.contains("indexing")), "{answer}");
+    assert_eq!(client.finish(true), Some(0));
+}

@@ -1,0 +1,317 @@
+//! Replaying benchmark cases through `crossfile serve` (real stdio, the embedded model):
+//! `crossfile.replayCase` + inline completion + `crossfile.score` give exactly what `bench run`
+//! gives for the same cases, retriever and model; the case opens in a copy, never in the
+//! repository; `nextCase` / `previousCase` walk the file.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+use crate::lsp::client::{Client, user_config};
+use crate::support::{bench_repos, copy_tree, shared_dir};
+
+/// Cases replayed both ways (each is read twice by the model, so a few: they prove the two
+/// ways agree, not the model).
+const CASES: usize = 8;
+
+/// Model settings both sides use: a short context and suggestion keep the test quick.
+const MODEL: &str = "n_ctx = 1024\n[prompt]\nmax_new_tokens = 16\n";
+
+/// Every record of a `bench run` file, by case id.
+fn run_records(path: &Path) -> BTreeMap<String, Value> {
+    let text = std::fs::read_to_string(path).expect("run file");
+    text.lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("a record"))
+        .map(|r| (r["case_id"].as_str().expect("case_id").to_string(), r))
+        .collect()
+}
+
+/// A digest of every file under `root` (path and bytes), to show a repository is untouched.
+pub fn tree_digest(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read dir").flatten() {
+            let path = entry.path();
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(path);
+            } else if let Ok(bytes) = std::fs::read(&path) {
+                let rel = path
+                    .strip_prefix(root)
+                    .expect("inside")
+                    .display()
+                    .to_string();
+                files.insert(rel, bytes);
+            }
+        }
+    }
+    files
+}
+
+#[test]
+fn replay_through_the_server_scores_exactly_as_bench_run() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let config = cache.path().join("user.toml");
+    std::fs::write(&config, user_config(MODEL)).expect("config");
+    let all = std::fs::read_to_string(shared_dir().join("bench/cceval/python-dev.jsonl"))
+        .expect("DEV cases");
+    let cases = cache.path().join("cases.jsonl");
+    let lines: Vec<&str> = all.lines().take(CASES).collect();
+    std::fs::write(&cases, lines.join("\n") + "\n").expect("write cases");
+    let repos = bench_repos();
+    let before = tree_digest(&repos);
+
+    // `bench run`, one job, the same user config and cache as the server.
+    let out = cache.path().join("run.jsonl");
+    let run = Command::new(env!("CARGO_BIN_EXE_crossfile"))
+        .args([
+            "bench",
+            "run",
+            "--format",
+            "cceval",
+            "--retriever",
+            "bm25",
+            "--jobs",
+            "1",
+        ])
+        .arg("--cases")
+        .arg(&cases)
+        .arg("--repos")
+        .arg(&repos)
+        .arg("--out")
+        .arg(&out)
+        .env("CROSSFILE_CACHE_DIR", cache.path())
+        .env("CROSSFILE_CONFIG", &config)
+        .env_remove("CROSSFILE_LOG")
+        .output()
+        .expect("bench run");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let records = run_records(&out);
+    assert_eq!(records.len(), CASES);
+
+    // The server, with no workspace folder: each case opens in its replay copy.
+    let mut client = Client::start_without_folders(cache.path(), MODEL);
+    let mut raw_scored = 0;
+    for i in 0..CASES {
+        let opened = client.execute(
+            "crossfile.replayCase",
+            json!({"cases": cases, "repos": repos, "format": "cceval", "case": i}),
+        );
+        let id = opened
+            .pointer("/case/id")
+            .and_then(Value::as_str)
+            .expect("id")
+            .to_string();
+        assert_eq!(opened.pointer("/case/index"), Some(&json!(i)));
+        let record = &records[&id];
+        let uri = opened["uri"].as_str().expect("uri").to_string();
+        let file = url_path(&uri);
+        assert!(file.starts_with(cache.path().join("replay")), "{uri}");
+        assert_eq!(
+            std::fs::read_to_string(&file).ok().as_ref(),
+            opened["text"].as_str().map(str::to_string).as_ref(),
+            "the copy holds the case's text"
+        );
+        client.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                   "text": opened["text"]}}),
+        );
+        let answer = client.request(
+            "textDocument/inlineCompletion",
+            json!({"textDocument": {"uri": uri}, "position": opened["position"],
+                   "context": {"triggerKind": 1}}),
+        );
+        let suggestion = answer
+            .pointer("/result/items/0/insertText")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let scored = client.execute(
+            "crossfile.score",
+            json!({"caseId": id, "suggestion": suggestion}),
+        );
+        assert_eq!(scored["metrics"], record["metrics"], "case {id}: {scored}");
+        assert_eq!(scored["benchmark"], json!("cceval"));
+        assert_eq!(scored["reference"], record["reference"]);
+        if scored["scored"] == json!("raw") {
+            raw_scored += 1;
+        }
+        // The same prompt, byte for byte, and the same model output.
+        let context = client.execute("crossfile.context", json!({"uri": uri}));
+        assert_eq!(context["prompt"], record["prompt"], "case {id}");
+        assert_eq!(
+            context["rawSuggestion"], record["raw_suggestion"],
+            "case {id}"
+        );
+        assert_eq!(context["caseId"], json!(id));
+        client.notify(
+            "textDocument/didClose",
+            json!({"textDocument": {"uri": uri}}),
+        );
+    }
+    assert_eq!(raw_scored, CASES, "every suggestion was the server's own");
+
+    // Walking the file: next, previous, and an error past the first case.
+    let first = client.execute(
+        "crossfile.replayCase",
+        json!({"cases": cases, "repos": repos, "case": 0}),
+    );
+    let second = client.execute("crossfile.nextCase", Value::Null);
+    assert_eq!(second.pointer("/case/index"), Some(&json!(1)));
+    let back = client.execute("crossfile.previousCase", Value::Null);
+    assert_eq!(back["case"], first["case"]);
+    assert_eq!(back["text"], first["text"]);
+    let answer = client.request(
+        "workspace/executeCommand",
+        json!({"command": "crossfile.previousCase", "arguments": []}),
+    );
+    let message = answer.pointer("/error/message").and_then(Value::as_str);
+    assert!(
+        message.is_some_and(|m| m.contains("is the first")),
+        "{answer}"
+    );
+    // A case id that is not loaded, and a bad argument, are errors that say so.
+    let answer = client.request(
+        "workspace/executeCommand",
+        json!({"command": "crossfile.score", "arguments": [{"caseId": "nope", "suggestion": "x"}]}),
+    );
+    let message = answer.pointer("/error/message").and_then(Value::as_str);
+    assert!(message.is_some_and(|m| m.contains("\"nope\"")), "{answer}");
+    let answer = client.request(
+        "workspace/executeCommand",
+        json!({"command": "crossfile.replayCase", "arguments": [{"cases": cases}]}),
+    );
+    assert_eq!(
+        answer.pointer("/error/code"),
+        Some(&json!(-32602)),
+        "{answer}"
+    );
+
+    // A RepoEval function-level case (its format told from the file): the body is hidden, and
+    // the reference itself, given as the suggestion, scores em 1 and es 1.
+    let repoeval = shared_dir().join("bench/repoeval/function-dev.jsonl");
+    let opened = client.execute(
+        "crossfile.replayCase",
+        json!({"cases": repoeval, "repos": repos, "case": 0}),
+    );
+    assert_eq!(opened.pointer("/case/benchmark"), Some(&json!("repoeval")));
+    assert_eq!(opened.pointer("/case/target"), Some(&json!("function")));
+    let id = opened
+        .pointer("/case/id")
+        .and_then(Value::as_str)
+        .expect("id");
+    let first: Value = serde_json::from_str(
+        std::fs::read_to_string(&repoeval)
+            .expect("cases")
+            .lines()
+            .next()
+            .expect("a record"),
+    )
+    .expect("a record");
+    let reference = first
+        .pointer("/metadata/ground_truth")
+        .and_then(Value::as_str)
+        .expect("reference");
+    let text = opened["text"].as_str().expect("text");
+    assert!(!text.contains(reference.trim()), "the body is hidden");
+    let scored = client.execute(
+        "crossfile.score",
+        json!({"caseId": id, "suggestion": reference}),
+    );
+    assert_eq!(scored["scored"], json!("given"));
+    assert_eq!(scored["metrics"], json!({"em": 1.0, "es": 1.0}), "{scored}");
+    let scored = client.execute(
+        "crossfile.score",
+        json!({"caseId": id, "suggestion": "pass\n"}),
+    );
+    assert!(
+        scored.pointer("/metrics/es").and_then(Value::as_f64) < Some(0.5),
+        "{scored}"
+    );
+    assert_eq!(client.finish(true), Some(0));
+
+    // The repositories themselves were never written.
+    assert!(before == tree_digest(&repos), "a repository changed");
+}
+
+fn url_path(uri: &str) -> std::path::PathBuf {
+    std::path::PathBuf::from(uri.strip_prefix("file://").expect("a file URI"))
+}
+
+/// Replaying in the repository itself, opted into with `inPlace`: the case's file is written
+/// there, put back byte for byte before the next case and at shutdown, and a server killed
+/// mid-replay has it put back by the next one at `initialize`.
+#[test]
+fn in_place_replay_always_puts_the_file_back() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repos = dir.path().join("repos");
+    copy_tree(&bench_repos(), &repos);
+    let all = std::fs::read_to_string(shared_dir().join("bench/cceval/python-dev.jsonl"))
+        .expect("DEV cases");
+    let cases = cache.path().join("cases.jsonl");
+    std::fs::write(
+        &cases,
+        all.lines().take(2).collect::<Vec<_>>().join("\n") + "\n",
+    )
+    .expect("write cases");
+    let before = tree_digest(&repos);
+    let none = "[backend]\nkind = \"none\"\n";
+
+    let mut client = Client::start_without_folders(cache.path(), none);
+    let replay = json!({"cases": cases, "repos": repos, "case": 0, "inPlace": true});
+    let first = client.execute("crossfile.replayCase", replay.clone());
+    let file = url_path(first["uri"].as_str().expect("uri"));
+    assert!(
+        file.starts_with(repos.canonicalize().expect("repos")),
+        "{file:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).ok().as_deref(),
+        first["text"].as_str()
+    );
+    let second = client.execute("crossfile.nextCase", Value::Null);
+    let second_file = url_path(second["uri"].as_str().expect("uri"));
+    assert_ne!(file, second_file, "the two cases are in two files");
+    let rel = file
+        .strip_prefix(repos.canonicalize().expect("repos"))
+        .expect("inside");
+    assert_eq!(
+        std::fs::read(&file).ok().as_ref(),
+        before.get(&rel.display().to_string()),
+        "the first case's file is back"
+    );
+    assert_eq!(client.finish(true), Some(0));
+    assert!(
+        before == tree_digest(&repos),
+        "shutdown put every file back"
+    );
+
+    // Killed mid-replay: the file stays changed until the next server starts.
+    let mut client = Client::start_without_folders(cache.path(), none);
+    client.execute("crossfile.replayCase", replay);
+    client.kill();
+    assert!(
+        before != tree_digest(&repos),
+        "the killed server left its case in place"
+    );
+    let mut client = Client::start_with(cache.path(), none);
+    client.request(
+        "initialize",
+        json!({"processId": null, "rootUri": null, "workspaceFolders": [], "capabilities": {}}),
+    );
+    assert!(before == tree_digest(&repos), "the next server put it back");
+    let message = client.first_shown_message(std::time::Duration::from_secs(5));
+    assert!(
+        message.as_deref().is_some_and(|m| m.contains("restored")),
+        "{message:?}"
+    );
+    assert_eq!(client.finish(true), Some(0));
+}
