@@ -30,7 +30,7 @@ pub fn server_capabilities() -> ServerCapabilities {
             ..CompletionOptions::default()
         }),
         execute_command_provider: Some(ExecuteCommandOptions {
-            commands: super::commands::ALL.iter().map(|c| c.to_string()).collect(),
+            commands: super::ext::ALL.iter().map(|c| c.to_string()).collect(),
             ..ExecuteCommandOptions::default()
         }),
         ..ServerCapabilities::default()

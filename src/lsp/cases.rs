@@ -6,27 +6,16 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde::Deserialize;
-use serde_json::{Value, json};
 use tower_lsp::lsp_types::MessageType;
 
 use super::error::ServeError;
+use super::ext::{CaseRow, ListCasesParams};
 use super::replay_session::{Cases, ExecCases};
 use super::state::State;
 use crate::bench::cases::evocodebench::{is_exec_cases_file, load_exec_cases};
 use crate::bench::layout::evocodebench::Setting;
 use crate::bench::scoring::envs::EnvStore;
 use crate::bench::{CaseFormat, CaseProblem, load_cases};
-
-/// `crossfile.listCases`'s arguments.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ListArgs {
-    /// The cases file (CrossCodeEval, RepoEval or EvoCodeBench jsonl).
-    pub cases: PathBuf,
-    /// `cceval`, `repoeval` or `evocodebench`; told from the first record when absent.
-    pub format: Option<String>,
-}
 
 /// The usable cases of a file.
 pub struct Loaded {
@@ -71,43 +60,43 @@ impl ExecChoice {
 
 /// `crossfile.listCases`: every usable case of the file, in order, as
 /// `{id, index, language, repository, path, line}` (`line` 1-based).
-pub async fn list_cases(state: &Arc<State>, args: ListArgs) -> Result<Value, ServeError> {
+pub async fn list_cases(
+    state: &Arc<State>,
+    args: ListCasesParams,
+) -> Result<Vec<CaseRow>, ServeError> {
     let file = resolve(state, &args.cases);
     let exec = ExecChoice::new(state, None, None, None)?;
     let loaded = load(state, file, args.format.as_deref(), exec).await?;
-    let rows: Vec<Value> = match &loaded.cases {
+    let rows = match &loaded.cases {
         Cases::Text(cases) => cases
             .iter()
             .enumerate()
-            .map(|(index, case)| {
-                json!({
-                    "id": case.id,
-                    "index": index,
-                    "language": case.language.name(),
-                    "repository": case.repository,
-                    "path": case.path,
-                    "line": case.line + 1,
-                })
+            .map(|(index, case)| CaseRow {
+                id: case.id.clone(),
+                index,
+                language: case.language.name().to_string(),
+                repository: case.repository.clone(),
+                path: case.path.clone(),
+                line: case.line + 1,
+                kind: None,
             })
             .collect(),
         Cases::Exec(exec) => exec
             .cases
             .iter()
             .enumerate()
-            .map(|(index, case)| {
-                json!({
-                    "id": case.namespace,
-                    "index": index,
-                    "language": "python",
-                    "repository": case.repository,
-                    "path": case.path,
-                    "line": case.body.0,
-                    "kind": case.kind,
-                })
+            .map(|(index, case)| CaseRow {
+                id: case.namespace.clone(),
+                index,
+                language: "python".to_string(),
+                repository: case.repository.clone(),
+                path: case.path.clone(),
+                line: u32::try_from(case.body.0).unwrap_or(u32::MAX),
+                kind: Some(case.kind.clone()),
             })
             .collect(),
     };
-    Ok(Value::Array(rows))
+    Ok(rows)
 }
 
 /// `path` as the client meant it: a relative path is taken from the first workspace folder.

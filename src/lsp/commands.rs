@@ -3,32 +3,16 @@
 
 use std::sync::Arc;
 
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tower_lsp::jsonrpc;
 use tower_lsp::lsp_types::ExecuteCommandParams;
 
+use super::error::ServeError;
+use super::ext::{
+    ALL, Command, Compare, Context, ListCases, NextCase, PreviousCase, ReplayCase, Score,
+};
 use super::state::State;
 use super::{cases, inspect, replay, score};
-
-pub const REPLAY_CASE: &str = "crossfile.replayCase";
-pub const NEXT_CASE: &str = "crossfile.nextCase";
-pub const PREVIOUS_CASE: &str = "crossfile.previousCase";
-pub const SCORE: &str = "crossfile.score";
-pub const COMPARE: &str = "crossfile.compare";
-pub const CONTEXT: &str = "crossfile.context";
-pub const LIST_CASES: &str = "crossfile.listCases";
-
-/// Every command, as announced in `executeCommandProvider`.
-pub const ALL: [&str; 7] = [
-    REPLAY_CASE,
-    NEXT_CASE,
-    PREVIOUS_CASE,
-    SCORE,
-    COMPARE,
-    CONTEXT,
-    LIST_CASES,
-];
 
 /// Runs a command. Bad arguments are `InvalidParams` naming the field; a command that cannot be
 /// done (a missing file, a case id not loaded) is an error with the reason.
@@ -39,7 +23,7 @@ pub async fn execute(
     let command = params.command.as_str();
     let mut argument = params.arguments.into_iter().next();
     // The request's own progress token goes to the commands that report progress.
-    if let (Some(token), Some(Value::Object(fields)), SCORE | COMPARE) = (
+    if let (Some(token), Some(Value::Object(fields)), Score::NAME | Compare::NAME) = (
         params.work_done_progress_params.work_done_token,
         argument.as_mut(),
         command,
@@ -49,18 +33,30 @@ pub async fn execute(
             .or_insert_with(|| serde_json::json!(token));
     }
     let outcome = match command {
-        REPLAY_CASE => replay::replay_case(state, args(command, argument)?).await,
-        NEXT_CASE => replay::step(state, 1).await,
-        PREVIOUS_CASE => replay::step(state, -1).await,
-        SCORE => score::score_case(state, args(command, argument)?).await,
-        COMPARE => {
-            let args: inspect::CompareArgs = args(command, argument)?;
+        ReplayCase::NAME => {
+            let args = argument_of::<ReplayCase>(argument)?;
+            reply::<ReplayCase>(replay::replay_case(state, args).await)
+        }
+        NextCase::NAME => reply::<NextCase>(replay::step(state, 1).await),
+        PreviousCase::NAME => reply::<PreviousCase>(replay::step(state, -1).await),
+        Score::NAME => {
+            let args = argument_of::<Score>(argument)?;
+            reply::<Score>(score::score_case(state, args).await)
+        }
+        Compare::NAME => {
+            let args = argument_of::<Compare>(argument)?;
             let specs = inspect::compare_specs(&args)
                 .map_err(|e| jsonrpc::Error::invalid_params(format!("{command}: {e}")))?;
-            inspect::compare(state, args, specs).await
+            reply::<Compare>(inspect::compare(state, args, specs).await)
         }
-        CONTEXT => Ok(inspect::context(state, args(command, argument)?)),
-        LIST_CASES => cases::list_cases(state, args(command, argument)?).await,
+        Context::NAME => reply::<Context>(Ok(inspect::context(
+            state,
+            argument_of::<Context>(argument)?,
+        ))),
+        ListCases::NAME => {
+            let args = argument_of::<ListCases>(argument)?;
+            reply::<ListCases>(cases::list_cases(state, args).await)
+        }
         other => {
             return Err(jsonrpc::Error::invalid_params(format!(
                 "unknown command {other:?}: the commands are {}",
@@ -77,9 +73,29 @@ pub async fn execute(
     }
 }
 
-/// The command's one argument, as `T`.
-fn args<T: DeserializeOwned>(command: &str, argument: Option<Value>) -> jsonrpc::Result<T> {
+/// `C`'s answer as the JSON the client gets.
+fn reply<C: Command>(outcome: Result<C::Result, ServeError>) -> Result<Value, ServeError> {
+    outcome.and_then(|value| {
+        serde_json::to_value(value)
+            .map_err(|e| ServeError::Request(format!("the answer could not be written: {e}")))
+    })
+}
+
+/// `C`'s one argument; a bad one is `InvalidParams` naming the field (`.` for the whole
+/// argument).
+fn argument_of<C: Command>(argument: Option<Value>) -> jsonrpc::Result<C::Params> {
     let argument = argument.unwrap_or(Value::Null);
-    serde_json::from_value(argument)
-        .map_err(|e| jsonrpc::Error::invalid_params(format!("{command}: bad argument: {e}")))
+    serde_path_to_error::deserialize(argument).map_err(|e| {
+        let path = e.path().to_string();
+        let field = if path.is_empty() {
+            ".".to_string()
+        } else {
+            path
+        };
+        jsonrpc::Error::invalid_params(format!(
+            "{}: bad argument at {field}: {}",
+            C::NAME,
+            e.into_inner()
+        ))
+    })
 }

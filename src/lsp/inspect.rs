@@ -5,12 +5,12 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use serde::Deserialize;
 use serde_json::{Value, json};
-use tower_lsp::lsp_types::{NumberOrString, Position, Url};
+use tower_lsp::lsp_types::Url;
 
 use super::at_cursor::{self, CursorRequest};
 use super::error::ServeError;
+use super::ext::{CompareParams, ContextParams};
 use super::harness_run::{outcome_json, run_tests};
 use super::last_completion::Done;
 use super::replay_session::Replayable;
@@ -20,26 +20,8 @@ use crate::bench::score;
 use crate::report::textdiff::{DiffOp, diff};
 use crate::retrieve::{Hit, RetrieverSpec};
 
-/// `crossfile.compare`'s arguments.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct CompareArgs {
-    pub uri: Url,
-    pub position: Position,
-    pub retrievers: Vec<String>,
-    /// The client's token for progress reports (the tests at an EvoCodeBench case's cursor).
-    pub work_done_token: Option<NumberOrString>,
-}
-
-/// `crossfile.context`'s arguments.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ContextArgs {
-    pub uri: Url,
-}
-
 /// The retrievers `args` names, checked (a bad one is the caller's bad argument).
-pub fn compare_specs(args: &CompareArgs) -> Result<Vec<RetrieverSpec>, String> {
+pub fn compare_specs(args: &CompareParams) -> Result<Vec<RetrieverSpec>, String> {
     let specs = args
         .retrievers
         .iter()
@@ -59,7 +41,7 @@ pub fn compare_specs(args: &CompareArgs) -> Result<Vec<RetrieverSpec>, String> {
 /// on each body, reported under the one progress token). A retriever that fails has an `error`.
 pub async fn compare(
     state: &Arc<State>,
-    args: CompareArgs,
+    args: CompareParams,
     specs: Vec<RetrieverSpec>,
 ) -> Result<Value, ServeError> {
     let (folder, rel) = state.locate(&args.uri).ok_or_else(|| {
@@ -134,7 +116,7 @@ fn reference_of(case: &Replayable) -> String {
 /// The last completion in the document: its chunks with their text, the whole prompt, its serial
 /// number (the same for the answers of typing along it), where it was asked and the backend's
 /// token counts; `null` before the first.
-pub fn context(state: &State, args: ContextArgs) -> Value {
+pub fn context(state: &State, args: ContextParams) -> Value {
     let Some(last) = state.last(&args.uri) else {
         return Value::Null;
     };

@@ -19,6 +19,7 @@ mod completion;
 mod convert;
 mod engine;
 mod error;
+mod ext;
 mod framing;
 mod harness_run;
 mod indexing;

@@ -11,12 +11,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde::Deserialize;
-use serde_json::{Value, json};
 use tower_lsp::lsp_types::{Position, Url};
 
 use super::cases::{self, ExecChoice};
 use super::error::ServeError;
+use super::ext::{CaseDetails, CaseRef, ReplayCaseParams, ReplayCaseResult, ReplayedCaseInfo};
 use super::replay_session::{Cases, ExecTarget, Replayable, ReplayedCase, Session};
 use super::settings::folder_settings;
 use super::state::{Folder, State};
@@ -28,43 +27,12 @@ use crate::index::{Index, Snapshot};
 use crate::retrieve::Query;
 use crate::workspace::normalize_newlines;
 
-/// `crossfile.replayCase`'s arguments.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ReplayArgs {
-    /// The cases file (CrossCodeEval, RepoEval or EvoCodeBench jsonl).
-    pub cases: PathBuf,
-    /// The folder holding each case's repository as `<repos>/<repository>`.
-    pub repos: PathBuf,
-    /// `cceval`, `repoeval` or `evocodebench`; told from the first record when absent.
-    pub format: Option<String>,
-    /// EvoCodeBench: what the model is shown (`baseline`, `local_completion`, the default, or
-    /// `local_infilling`).
-    pub setting: Option<String>,
-    /// EvoCodeBench: the folder of the repositories' environments (default: the cache's, where
-    /// `bench setup-env` makes them).
-    pub envs: Option<PathBuf>,
-    /// EvoCodeBench: tokens generated for a body (default: the benchmark's 500), as `bench run
-    /// --max-new-tokens`.
-    pub max_new_tokens: Option<u32>,
-    /// A case id, or a 0-based index into the file's cases.
-    pub case: CaseRef,
-    /// Replay in the repository itself instead of a copy (the opt-in): the file's bytes are
-    /// saved first and put back before the next case, at shutdown, or at the next start.
-    #[serde(default)]
-    pub in_place: bool,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-pub enum CaseRef {
-    Index(usize),
-    Id(String),
-}
-
 /// `crossfile.replayCase`: loads the cases file (again only if it is another one) and opens the
 /// case.
-pub async fn replay_case(state: &Arc<State>, args: ReplayArgs) -> Result<Value, ServeError> {
+pub async fn replay_case(
+    state: &Arc<State>,
+    args: ReplayCaseParams,
+) -> Result<ReplayCaseResult, ServeError> {
     let (file, repos) = (
         cases::resolve(state, &args.cases),
         cases::resolve(state, &args.repos),
@@ -127,7 +95,7 @@ pub async fn replay_case(state: &Arc<State>, args: ReplayArgs) -> Result<Value, 
 }
 
 /// `crossfile.nextCase` (`step` 1) and `crossfile.previousCase` (`step` -1).
-pub async fn step(state: &Arc<State>, step: isize) -> Result<Value, ServeError> {
+pub async fn step(state: &Arc<State>, step: isize) -> Result<ReplayCaseResult, ServeError> {
     let mut session = state.replay.session.lock().await;
     let Some(s) = session.as_mut() else {
         return Err(ServeError::request(
@@ -149,7 +117,11 @@ pub async fn step(state: &Arc<State>, step: isize) -> Result<Value, ServeError> 
 }
 
 /// Opens case `at` of the session: its replay copy, its folder and index, the case laid out.
-async fn open(state: &Arc<State>, s: &mut Session, at: usize) -> Result<Value, ServeError> {
+async fn open(
+    state: &Arc<State>,
+    s: &mut Session,
+    at: usize,
+) -> Result<ReplayCaseResult, ServeError> {
     let case = s
         .cases
         .get(at, &s.repos)
@@ -182,21 +154,18 @@ async fn open(state: &Arc<State>, s: &mut Session, at: usize) -> Result<Value, S
         u32::try_from(last_line.encode_utf16().count()).unwrap_or(u32::MAX),
     );
     s.at = at;
-    let mut about = json!({
-        "id": case.id(),
-        "index": at,
-        "count": s.cases.len(),
-        "casesFile": s.file,
-    });
-    if let (Some(about), Value::Object(details)) = (about.as_object_mut(), details) {
-        about.extend(details);
-    }
-    let answer = json!({
-        "uri": uri,
-        "text": text,
-        "position": position,
-        "case": about,
-    });
+    let answer = ReplayCaseResult {
+        uri: uri.clone(),
+        text: text.clone(),
+        position,
+        case: ReplayedCaseInfo {
+            id: case.id().to_string(),
+            index: at,
+            count: s.cases.len(),
+            cases_file: s.file.clone(),
+            details,
+        },
+    };
     state.replay.set_current(Arc::new(ReplayedCase {
         case,
         uri,
@@ -229,7 +198,7 @@ async fn open_text(
     state: &Arc<State>,
     s: &Session,
     case: &Case,
-) -> Result<(Opened, Value), ServeError> {
+) -> Result<(Opened, CaseDetails), ServeError> {
     let max_file_bytes = state.engine_settings().index.workspace.max_file_bytes;
     let (repos, for_view) = (s.repos.clone(), case.clone());
     let view =
@@ -249,16 +218,23 @@ async fn open_text(
         tokio::task::spawn_blocking(move || lay_out(&for_layout, view, &index, uses_right))
             .await
             .map_err(ServeError::task("laying the case out"))??;
-    let details = json!({
-        "taskId": case.task_id,
-        "benchmark": case.format.name(),
-        "language": case.language.name(),
-        "repository": case.repository,
-        "path": case.path,
-        "line": case.line + 1,
-        "target": match case.target { Target::Line => "line", Target::Function => "function" },
-        "recordLine": case.record_line,
-    });
+    let details = CaseDetails {
+        task_id: Some(case.task_id.clone()),
+        benchmark: case.format.name().to_string(),
+        language: case.language.name().to_string(),
+        repository: case.repository.clone(),
+        path: case.path.clone(),
+        line: case.line + 1,
+        target: match case.target {
+            Target::Line => "line",
+            Target::Function => "function",
+        }
+        .to_string(),
+        record_line: case.record_line,
+        kind: None,
+        setting: None,
+        tests: None,
+    };
     let opened = Opened {
         placed_file: placed.file,
         text: laid_out.view.text(),
@@ -277,7 +253,7 @@ async fn open_exec(
     state: &Arc<State>,
     s: &Session,
     exec: &Arc<ExecTarget>,
-) -> Result<(Opened, Value), ServeError> {
+) -> Result<(Opened, CaseDetails), ServeError> {
     let max_file_bytes = state.engine_settings().index.workspace.max_file_bytes;
     let for_view = exec.clone();
     let view = tokio::task::spawn_blocking(move || {
@@ -301,18 +277,19 @@ async fn open_exec(
     .await
     .map_err(ServeError::task("laying the case out"))??;
     let case = &exec.case;
-    let details = json!({
-        "benchmark": "evocodebench",
-        "language": "python",
-        "repository": case.repository,
-        "path": case.path,
-        "line": view.buffer.cursor.line + 1,
-        "target": "function",
-        "kind": case.kind,
-        "setting": exec.setting.name(),
-        "tests": case.tests,
-        "recordLine": case.record_line,
-    });
+    let details = CaseDetails {
+        task_id: None,
+        benchmark: "evocodebench".to_string(),
+        language: "python".to_string(),
+        repository: case.repository.clone(),
+        path: case.path.clone(),
+        line: view.buffer.cursor.line + 1,
+        target: "function".to_string(),
+        record_line: case.record_line,
+        kind: Some(case.kind.clone()),
+        setting: Some(exec.setting.name().to_string()),
+        tests: Some(case.tests.clone()),
+    };
     let opened = Opened {
         placed_file: placed.file,
         text: view.buffer.text(),

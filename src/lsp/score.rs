@@ -6,11 +6,11 @@
 
 use std::sync::Arc;
 
-use serde::Deserialize;
 use serde_json::{Value, json};
 use tower_lsp::lsp_types::{NumberOrString, Url};
 
 use super::error::ServeError;
+use super::ext::ScoreParams;
 use super::harness_run::{outcome_json, run_tests};
 use super::replay_session::{ExecTarget, Replayable, ReplayedCase};
 use super::state::State;
@@ -20,25 +20,11 @@ use crate::bench::scoring::typed_between;
 use crate::bench::{Case, score};
 use crate::workspace::normalize_newlines;
 
-/// `crossfile.score`'s arguments: the case and either the text to score or the buffer holding it.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ScoreArgs {
-    pub case_id: String,
-    /// The text to score.
-    pub suggestion: Option<String>,
-    /// The open buffer of the case's file: what it holds between the case's left context and its
-    /// right context is scored.
-    pub uri: Option<Url>,
-    /// The client's token for progress reports (the tests of an EvoCodeBench case).
-    pub work_done_token: Option<NumberOrString>,
-}
-
 /// Every metric of the case's benchmark for the text given, or found between the case's unchanged
 /// contexts in the buffer. When that text is the server's own unedited suggestion at the case's
 /// cursor (or nothing after a blank one, which has no item), the model's raw output behind it is
 /// scored, as `bench run` scores it (the benchmarks' scripts cut it themselves).
-pub async fn score_case(state: &Arc<State>, args: ScoreArgs) -> Result<Value, ServeError> {
+pub async fn score_case(state: &Arc<State>, args: ScoreParams) -> Result<Value, ServeError> {
     let case = state
         .replay
         .loaded_case(&args.case_id)

@@ -370,3 +370,26 @@ fn every_name_architecture_md_gives_exists_in_src() {
         stale.join("\n")
     );
 }
+
+/// The hash `docs/lsp-extensions.md` carries for `src/lsp/ext.rs`: the first 16 hex digits of the
+/// file's BLAKE3 (line ends as `\n`).
+fn ext_rs_hash() -> String {
+    let ext = std::fs::read_to_string(project().join("src/lsp/ext.rs")).expect("src/lsp/ext.rs");
+    let hash = blake3::hash(ext.replace("\r\n", "\n").as_bytes()).to_hex();
+    hash[..16].to_string()
+}
+
+/// `src/lsp/ext.rs` holds the protocol's types and `docs/lsp-extensions.md` documents them, with
+/// the file's hash: a change to the types fails here until the document is updated (as
+/// rust-analyzer keeps its `lsp/ext.rs` and `lsp-extensions.md` in step).
+#[test]
+fn lsp_extensions_doc_is_in_step_with_ext_rs() {
+    let doc = std::fs::read_to_string(project().join("docs/lsp-extensions.md"))
+        .expect("docs/lsp-extensions.md");
+    let hash = ext_rs_hash();
+    assert!(
+        doc.contains(&format!("lsp/ext.rs hash: {hash}")),
+        "src/lsp/ext.rs changed: update docs/lsp-extensions.md for it, then set its line \
+         `lsp/ext.rs hash: {hash}`"
+    );
+}

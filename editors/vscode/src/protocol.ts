@@ -1,4 +1,4 @@
-// The shapes of the server's `crossfile.*` command answers (docs/lsp.md, "Commands"). Types only:
+// The shapes of the server's `crossfile.*` command answers (docs/lsp-extensions.md; the server's src/lsp/ext.rs). Types only:
 // every value here comes from the server.
 
 export interface LspPosition {

@@ -193,6 +193,11 @@ fn replay_through_the_server_scores_exactly_as_bench_run() {
         Some(&json!(-32602)),
         "{answer}"
     );
+    let message = answer.pointer("/error/message").and_then(Value::as_str);
+    assert!(
+        message.is_some_and(|m| m.contains("crossfile.replayCase") && m.contains("`repos`")),
+        "the message names the command and the missing field: {answer}"
+    );
 
     // A RepoEval function-level case (its format told from the file): the body is hidden, and
     // the reference itself, given as the suggestion, scores em 1 and es 1.
