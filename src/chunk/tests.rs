@@ -16,14 +16,14 @@ const SMALL: ChunkerSettings = ChunkerSettings {
     syntax_max_lines: 10,
 };
 
-/// Chunks a fixture (`//- name.ext` header, then the file) with [`SMALL`] settings and renders
-/// each chunk as `--- start..end` and its text (`\r` shown as `\\r`). Also checks the
-/// invariants of every chunker.
+/// Chunks a fixture's one file ([`crate::fixture`]; an unknown extension has no outline) with
+/// [`SMALL`] settings and renders each chunk as `--- start..end` and its text (`\r` shown as
+/// `\\r`). Also checks the invariants of every chunker.
 fn check(kind: ChunkerKind, fixture: &str, expect: ExpectFile) {
-    let (path, text) = fixture.split_once('\n').unwrap_or(("", fixture));
-    let language = path
-        .strip_prefix("//- ")
-        .and_then(|path| Language::from_path(Path::new(path.trim_end())));
+    let fixture = crate::fixture::Fixture::parse(fixture);
+    let file = fixture.files.first().expect("a fixture with one file");
+    let text = file.text.as_str();
+    let language = Language::from_path(Path::new(&file.path));
     let outline = language.and_then(|language| outline(language, text));
     let chunks = chunk(kind, &SMALL, text, outline.as_ref());
     assert_invariants(kind, &SMALL, text, &chunks);
@@ -254,7 +254,7 @@ fn csharp_crlf() {
 fn syntax_without_outline() {
     check(
         ChunkerKind::Syntax,
-        PYTHON.split_once('\n').map_or("", |(_, text)| text),
+        &PYTHON.replacen("//- store.py", "//- store.txt", 1),
         expect_file!["snapshots/python.syntax-no-outline.txt"],
     );
 }

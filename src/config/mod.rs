@@ -174,3 +174,14 @@ pub fn default_cache_dir() -> PathBuf {
         .map(|dirs| dirs.cache_dir().to_path_buf())
         .unwrap_or_else(|| std::env::temp_dir().join("crossfile-cache"))
 }
+
+/// Whether the workspace at `root` is trusted, by the user's file or by `flags` (the command
+/// line's or the client's options): whether its `crossfile.toml` may choose endpoints, model
+/// files and the cache directory.
+pub fn workspace_trusted(root: &Path, flags: &Options) -> Result<bool, ConfigError> {
+    let user = match user_config_path() {
+        Some(path) => Options::read_file(&path)?.unwrap_or_default(),
+        None => Options::default(),
+    };
+    Ok(trust::is_trusted(root, &user, flags))
+}

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use tower_lsp::lsp_types::{self, Url};
 
 use crate::Position;
+use crate::live::Spot;
 
 /// The byte column of UTF-16 column `character` in `line` (a line's text without its break).
 pub fn byte_col(line: &str, character: u32) -> u32 {
@@ -80,6 +81,19 @@ pub fn to_lsp(line: &str, position: Position) -> lsp_types::Position {
 /// The line of `text` with 0-based number `line`, without its break.
 pub fn line_of(text: &str, line: u32) -> Option<&str> {
     text.split('\n').nth(usize::try_from(line).ok()?)
+}
+
+/// The client's position as the engine keeps it ([`Spot`]: compared, never interpreted).
+pub fn spot(position: lsp_types::Position) -> Spot {
+    Spot {
+        line: position.line,
+        character: position.character,
+    }
+}
+
+/// A kept [`Spot`] as the client's position again.
+pub fn position_of(spot: Spot) -> lsp_types::Position {
+    lsp_types::Position::new(spot.line, spot.character)
 }
 
 /// The local file a `file:` URI names; `None` for any other scheme.

@@ -3,8 +3,9 @@
 
 use super::error::ServeError;
 use super::model_download;
-use super::state::{Engine, State};
+use super::state::State;
 use crate::complete::{backend_for, tokenizer_for};
+use crate::live::Engine;
 use crate::progress::Progress;
 
 impl State {

@@ -9,6 +9,7 @@ use crate::bench::BenchError;
 use crate::complete::CompleteError;
 use crate::config::ConfigError;
 use crate::index::IndexError;
+use crate::live::LiveError;
 use crate::retrieve::RetrieveError;
 use crate::workspace::WorkspaceError;
 
@@ -21,21 +22,19 @@ pub enum ServeError {
     /// What the request asks cannot be done as asked; the message says why and what to give.
     #[error("{0}")]
     Request(String),
-    /// Building the folder's index failed; the message (shown to the user when it did) says why.
-    #[error("{0}")]
-    IndexFailed(String),
     /// The model is being fetched: completions start when it is ready (the message says how far).
     #[error("{0}")]
     ModelDownloading(String),
-    /// The workspace folder was removed while the request waited for it.
-    #[error("the folder is gone")]
-    FolderGone,
     /// Work on the blocking pool panicked or was dropped.
     #[error("{what} failed: {source}")]
     Task {
         what: &'static str,
         source: JoinError,
     },
+    /// The folder's index failed to build (the message was shown to the user when it did), or
+    /// the folder was removed while the request waited for it.
+    #[error(transparent)]
+    Live(#[from] LiveError),
     #[error(transparent)]
     Config(#[from] ConfigError),
     #[error(transparent)]

@@ -7,14 +7,17 @@
 //! Field names are camelCase on the wire. An argument with an unknown field, a missing one or a
 //! value of the wrong type is answered with `InvalidParams` naming the field.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use tower_lsp::lsp_types::{NumberOrString, Position, Url};
 
+use crate::prompt::PromptTokens;
+
 /// Every command, as announced in `executeCommandProvider`.
-pub const ALL: [&str; 7] = [
+pub const ALL: [&str; 9] = [
     ReplayCase::NAME,
     NextCase::NAME,
     PreviousCase::NAME,
@@ -22,6 +25,8 @@ pub const ALL: [&str; 7] = [
     Compare::NAME,
     Context::NAME,
     ListCases::NAME,
+    Retrievers::NAME,
+    Status::NAME,
 ];
 
 /// A command of `workspace/executeCommand`: its name, its one argument and its answer.
@@ -124,34 +129,52 @@ impl Command for PreviousCase {
     type Result = ReplayCaseResult;
 }
 
-/// `crossfile.score`: a replayed case scored with its benchmark's own metrics. Its answer is not
-/// typed yet (docs/lsp-extensions.md gives its shape).
+/// `crossfile.score`: a replayed case scored with its benchmark's own metrics.
 pub enum Score {}
 
 impl Command for Score {
     const NAME: &'static str = "crossfile.score";
     type Params = ScoreParams;
-    type Result = serde_json::Value;
+    type Result = ScoreResult;
 }
 
-/// `crossfile.compare`: every named retriever at one cursor, side by side. Its answer is not typed
-/// yet (docs/lsp-extensions.md gives its shape).
+/// `crossfile.compare`: every named retriever at one cursor, side by side.
 pub enum Compare {}
 
 impl Command for Compare {
     const NAME: &'static str = "crossfile.compare";
     type Params = CompareParams;
-    type Result = serde_json::Value;
+    type Result = CompareResult;
 }
 
 /// `crossfile.context`: what the last completion in a document was made of (`null` before the
-/// first). Its answer is not typed yet (docs/lsp-extensions.md gives its shape).
+/// first).
 pub enum Context {}
 
 impl Command for Context {
     const NAME: &'static str = "crossfile.context";
     type Params = ContextParams;
-    type Result = serde_json::Value;
+    type Result = Option<ContextResult>;
+}
+
+/// `crossfile.retrievers`: every retriever spec this server accepts, with what each needs (no
+/// argument).
+pub enum Retrievers {}
+
+impl Command for Retrievers {
+    const NAME: &'static str = "crossfile.retrievers";
+    type Params = Option<serde_json::Value>;
+    type Result = Vec<RetrieverInfo>;
+}
+
+/// `crossfile.status`: what the server runs with: the model and where it comes from, the
+/// backend, the cache directory, and each folder's index and trust (no argument).
+pub enum Status {}
+
+impl Command for Status {
+    const NAME: &'static str = "crossfile.status";
+    type Params = Option<serde_json::Value>;
+    type Result = StatusResult;
 }
 
 /// `crossfile.listCases`: every usable case of a cases file, in order.
@@ -243,4 +266,278 @@ pub struct CaseRow {
     /// EvoCodeBench: `function` or `method`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
+}
+
+/// A case's metrics, by the benchmark's own names (`em`, `es`, `id_em`, `pass@1`…), or why they
+/// could not be computed.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum Metrics {
+    Scores(BTreeMap<String, f64>),
+    Failed { error: String },
+}
+
+/// What was scored: the model's raw output behind the server's own suggestion, or the text given.
+#[derive(Clone, Copy, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Scored {
+    Raw,
+    Given,
+}
+
+/// `crossfile.score`'s answer.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScoreResult {
+    pub case_id: String,
+    /// `cceval`, `repoeval` or `evocodebench`.
+    pub benchmark: String,
+    pub metrics: Metrics,
+    pub scored: Scored,
+    /// The text scored (an EvoCodeBench case: the body tested).
+    pub prediction: String,
+    pub reference: String,
+    /// An EvoCodeBench case: how its tests ended on the body.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<TestOutcome>,
+}
+
+/// How a case's tests ended on one body.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TestOutcome {
+    /// `pass`, `fail`, `timeout` or `error`.
+    pub status: String,
+    pub passed: bool,
+    pub tests: Vec<TestRunInfo>,
+    /// The first test that did not pass.
+    pub first_failure: Option<String>,
+    /// Why the tests could not run.
+    pub message: Option<String>,
+    pub secs: f64,
+    /// Recall@1 of the body's dependencies, when the case lists them.
+    pub recall: Option<f64>,
+}
+
+/// One test run.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TestRunInfo {
+    pub id: String,
+    pub status: String,
+    pub exit_code: Option<i32>,
+    pub secs: f64,
+    /// The tail of its output.
+    pub output: String,
+}
+
+/// `crossfile.compare`'s answer.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompareResult {
+    pub uri: Url,
+    pub position: Position,
+    /// The replayed case whose cursor it is.
+    pub case_id: Option<String>,
+    /// The case's reference: the text removed, or an EvoCodeBench case's body.
+    pub reference: Option<String>,
+    pub results: Vec<CompareColumn>,
+}
+
+/// One retriever's column: its completion, or the error it met.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompareColumn {
+    pub retriever: String,
+    pub upper_bound: bool,
+    #[serde(flatten)]
+    pub made: Option<MadeOf>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// At a text case: the runs that turn the reference into the suggestion.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<Vec<DiffRun>>,
+    /// At a text case: the suggestion's metrics.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metrics: Option<Metrics>,
+    /// At an EvoCodeBench case: the body tested and how its tests ended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<TestOutcome>,
+}
+
+/// What a completion was made of and gave.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MadeOf {
+    pub chunks: Vec<ChunkInfo>,
+    /// `{crossfile, left, right, total}`: each part of the prompt tokenized alone, and the whole.
+    pub prompt_tokens: PromptTokens,
+    pub suggestion: String,
+    pub latency_ms: f64,
+}
+
+/// A retrieved chunk. Context a case provides has no lines and no URI.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChunkInfo {
+    /// Relative to the workspace folder.
+    pub path: String,
+    pub uri: Option<Url>,
+    /// 1-based, inclusive.
+    pub start_line: Option<u32>,
+    pub end_line: Option<u32>,
+    pub score: f64,
+    /// `crossfile.context` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+/// A run of a diff: `delete` is only in the reference, `insert` only in the suggestion.
+#[derive(Debug, Serialize)]
+pub struct DiffRun {
+    /// `equal`, `delete` or `insert`.
+    pub op: &'static str,
+    pub text: String,
+}
+
+/// `crossfile.context`'s answer: the last completion in a document.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextResult {
+    pub uri: Url,
+    /// Where it was shown.
+    pub position: Position,
+    /// Where the completion it came from was asked (`position` but for typing along it).
+    pub asked_at: Position,
+    pub case_id: Option<String>,
+    pub retriever: String,
+    pub upper_bound: bool,
+    #[serde(flatten)]
+    pub made: MadeOf,
+    pub raw_suggestion: String,
+    pub prompt: String,
+    /// A catalogue name, a GGUF file name, or an HTTP backend and its model.
+    pub model: String,
+    /// Which completion of the server it is (typing along it keeps the number).
+    pub serial: u64,
+    pub generation: GenerationInfo,
+    pub timings_ms: TimingsMs,
+}
+
+/// What the backend reported of the generation.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GenerationInfo {
+    pub prompt_tokens: Option<u32>,
+    /// Prompt tokens a kept KV cache held already.
+    pub reused_tokens: Option<u32>,
+    pub generated_tokens: Option<u32>,
+    /// Cut at `lsp.max_generate_ms`.
+    pub out_of_time: bool,
+    /// The model's text before post-processing.
+    pub text: String,
+    /// Answered from the last answer's layout while the new prompt was read.
+    pub from_fallback: bool,
+}
+
+/// Where the time went, in milliseconds.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TimingsMs {
+    pub retrieve: f64,
+    pub prompt: f64,
+    pub generate: f64,
+    pub postprocess: f64,
+    pub first_token: Option<f64>,
+}
+
+/// A retriever spec form (`crossfile.retrievers`).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RetrieverInfo {
+    /// The spec, or its pattern for a composite form (`mmr:<spec>[:<lambda in 0..1>]`).
+    pub spec: String,
+    pub summary: String,
+    /// `nothing`, `dense-endpoint`, `case-context` (a replayed benchmark case's shipped context)
+    /// or `parts` (the retrievers it combines).
+    pub needs: String,
+    /// Whether the settings of the first folder provide what it needs.
+    pub available: bool,
+    /// It sees the reference: its scores are an upper bound.
+    pub upper_bound: bool,
+    /// A pattern over other specs.
+    pub composite: bool,
+    /// The retriever completions use now (`retrieve.retriever`).
+    pub default: bool,
+}
+
+/// `crossfile.status`'s answer.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusResult {
+    /// The server's version.
+    pub version: String,
+    pub model: ModelStatus,
+    pub backend: BackendStatus,
+    /// Where indexes, vectors and fetched models are kept.
+    pub cache_dir: PathBuf,
+    /// The user's config file, and whether it exists.
+    pub user_config: Option<PathBuf>,
+    pub user_config_exists: bool,
+    /// The retriever completions use.
+    pub retriever: String,
+    pub folders: Vec<FolderStatus>,
+}
+
+/// The model: its label, where its file comes from, and whether it is there and loaded.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelStatus {
+    /// As the status line shows it: a catalogue name, a GGUF file name, or an HTTP backend and
+    /// its model.
+    pub label: String,
+    /// `catalogue` (fetched into the cache on first use) or `path` (`model.path`).
+    pub source: String,
+    /// The catalogue's name (`model.name`), when it is the source.
+    pub name: Option<String>,
+    /// The GGUF file: `model.path`, or where the catalogue's model is cached.
+    pub file: PathBuf,
+    /// Whether the file exists (the server fetches a catalogue model when it loads it: at the
+    /// start, and when the model settings change).
+    pub present: bool,
+    /// Whether the server has loaded it.
+    pub loaded: bool,
+    /// While it is being fetched: what is being done.
+    pub downloading: Option<String>,
+}
+
+/// The backend completions go to.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BackendStatus {
+    /// As `backend.kind` spells it (`embedded`, `none` or an HTTP kind).
+    pub kind: String,
+    /// An HTTP backend's endpoint, where the workspace's code is sent.
+    pub endpoint: Option<String>,
+    /// An HTTP backend's model name.
+    pub model: Option<String>,
+}
+
+/// A workspace folder: its index and its trust.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FolderStatus {
+    pub name: String,
+    pub root: PathBuf,
+    /// `building`, `ready` or `failed`.
+    pub index: String,
+    /// Files and chunks the index holds, when it is ready.
+    pub files: Option<usize>,
+    pub chunks: Option<usize>,
+    /// Why building the index failed.
+    pub error: Option<String>,
+    /// Whether its `crossfile.toml` may choose endpoints, model files and the cache directory.
+    pub trusted: bool,
 }

@@ -7,8 +7,9 @@ use tokio::sync::mpsc;
 use super::error::ServeError;
 use super::notify::show_error;
 use super::progress::Reporter;
-use super::state::{Folder, State};
+use super::state::State;
 use crate::index::Index;
+use crate::live::Folder;
 use crate::progress::{Progress, ProgressEvent};
 
 /// The progress token of indexing.

@@ -11,9 +11,10 @@ use tower_lsp::lsp_types::{
 
 use super::notify::{show_error, show_ignored};
 use super::settings::{client_options, folder_settings};
-use super::state::{Folder, State};
+use super::state::State;
 use super::{capabilities, convert, indexing, replay, workspace_sync};
 use crate::config::Settings;
+use crate::live::Folder;
 
 /// Reads the client's settings and workspace folders and announces the capabilities. A bad
 /// setting is shown to the user and the defaults stay in force.

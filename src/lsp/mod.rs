@@ -2,18 +2,20 @@
 //! engine's entry points, nothing more.
 //!
 //! This is the only module that names `tower_lsp` or `lsp_types`. `server.rs` dispatches; each
-//! family of messages has its file (`lifecycle`, `text_sync`, `workspace_sync`, `completion`,
-//! `indexing`, `commands`, which hands the replay commands to `replay`, listing a cases file to
-//! `cases`, scoring to `score` and the inspection ones to `inspect`); `at_cursor` prepares and runs a completion for `completion` and `inspect`;
-//! `convert.rs` is the one converter between UTF-16 positions and the engine's byte columns;
+//! family of messages has its file or folder: `lifecycle`, `text_sync`, `workspace_sync`,
+//! `indexing`; `completion/` (the completion requests, `at_cursor` preparing and running one,
+//! `refresh` replacing an answer in the background, `inflight` the requests in flight);
+//! `commands/` (`workspace/executeCommand`: `inspect` for compare and context, `status` for the
+//! server's status and retrievers), handing the replay commands to `replay/` (`session` the case
+//! open now, `cases` listing a cases file, `score`, `harness_run` an EvoCodeBench case's tests);
+//! `ext.rs` types every `crossfile.*` command. Per-keystroke work without the protocol is
+//! [`crate::live`]. `convert.rs` is the one converter between UTF-16 positions and the engine's
+//! byte columns;
 //! `protocol.rs` holds the LSP 3.18 inline-completion types tower-lsp 0.20 lacks,
 //! `capabilities.rs` announces them, `service.rs` wraps tower-lsp's service at the edge, and
 //! `framing.rs` checks every incoming message before tower-lsp reads it.
 
-mod along;
-mod at_cursor;
 mod capabilities;
-mod cases;
 mod commands;
 mod completion;
 mod convert;
@@ -21,20 +23,13 @@ mod engine;
 mod error;
 mod ext;
 mod framing;
-mod harness_run;
 mod indexing;
-mod inflight;
-mod inspect;
-mod last_completion;
 mod lifecycle;
 mod model_download;
 mod notify;
 mod progress;
 mod protocol;
-mod refresh;
 mod replay;
-mod replay_session;
-mod score;
 mod server;
 mod service;
 mod settings;

@@ -1,7 +1,7 @@
 //! Work-done progress (`$/progress`) for one piece of work: with the token the client sent with
 //! its request, or one the server asks the client to create; a begin, reports and an end. Work
 //! begun as cancellable is told to stop by `window/workDoneProgress/cancel` for its token
-//! ([`super::inflight::Requests::cancel_work`]).
+//! ([`super::completion::inflight::Requests::cancel_work`]).
 
 use tower_lsp::lsp_types::notification::Progress as ProgressNotification;
 use tower_lsp::lsp_types::request::WorkDoneProgressCreate;

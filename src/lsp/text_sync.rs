@@ -2,7 +2,7 @@
 //!
 //! Each handler changes the document store at once, before it returns, so edits apply in the
 //! order they arrived; the index takes the new text later, off the message loop
-//! ([`super::state::Folder::touch`]). An open buffer's text wins over the disk.
+//! ([`crate::live::Folder::touch`]). An open buffer's text wins over the disk.
 
 use tower_lsp::lsp_types::{
     DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,

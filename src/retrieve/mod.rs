@@ -6,6 +6,7 @@
 //! hybrid wrap others, the way tantivy collectors compose.
 
 mod bm25;
+mod catalogue;
 mod cceval;
 mod dataset;
 pub mod dense;
@@ -23,10 +24,11 @@ mod tests;
 
 use std::ops::Range;
 
+pub use catalogue::{Need, RETRIEVERS, RetrieverForm, valid_specs};
 pub use cceval::{CcevalMode, rank_cceval};
 pub use query::{OWN_REGION_LINES, Query};
 pub use settings::{DenseSettings, RetrieveSettings};
-pub use spec::{DEFAULT_MMR_LAMBDA, RetrieverSpec, VALID_SPECS};
+pub use spec::{DEFAULT_MMR_LAMBDA, RetrieverSpec};
 
 use crate::chunk::ChunkerKind;
 use crate::index::Snapshot;
@@ -59,7 +61,7 @@ pub trait Retriever: Send + Sync {
 /// Why retrieval failed.
 #[derive(Debug, thiserror::Error)]
 pub enum RetrieveError {
-    #[error("unknown retriever `{spec}`; valid retrievers: {VALID_SPECS}")]
+    #[error("unknown retriever `{spec}`; valid retrievers: {}", valid_specs())]
     BadSpec { spec: String },
     #[error("retriever `{retriever}` is not available: {why}")]
     Unavailable { retriever: String, why: String },

@@ -6,10 +6,6 @@ use std::str::FromStr;
 
 use super::RetrieveError;
 
-/// The valid forms, for error messages.
-pub const VALID_SPECS: &str = "none, bm25, bm25-cceval, bm25-cceval-rg1, jaccard, dense, oracle, dataset, \
-     mmr:<spec>[:<lambda in 0..1>], hybrid:<spec>+<spec>[+<spec>...]";
-
 /// A parsed retriever spec. `Display` gives back the canonical spec string.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RetrieverSpec {

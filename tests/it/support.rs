@@ -9,6 +9,7 @@ use std::process::{Command, Output, Stdio};
 
 use crossfile::chunk::is_blank;
 use crossfile::config::Settings;
+use crossfile::fixture::Fixture;
 use crossfile::index::IndexSettings;
 
 /// Where `../shared/corpus/fetch` puts the corpus: `$CROSSFILE_CORPUS`, else
@@ -238,11 +239,13 @@ pub fn shared_dir() -> PathBuf {
         .join("shared")
 }
 
-/// A workspace written from a fixture: `//- path` lines start files. Also holds a private cache
-/// dir for the index, so tests never share or touch the user's.
+/// A workspace written from a fixture ([`crossfile::fixture`]: `//- path` lines start files, `$0`
+/// is the cursor). Also holds a private cache dir for the index, so tests never share or touch
+/// the user's.
 pub struct Workspace {
     pub dir: tempfile::TempDir,
     pub cache: tempfile::TempDir,
+    pub fixture: Fixture,
 }
 
 impl Workspace {
@@ -250,23 +253,16 @@ impl Workspace {
         let ws = Workspace {
             dir: tempfile::tempdir().expect("tempdir"),
             cache: tempfile::tempdir().expect("tempdir"),
+            fixture: Fixture::parse(fixture),
         };
-        let mut current: Option<(String, String)> = None;
-        for line in fixture.lines() {
-            if let Some(path) = line.strip_prefix("//- ") {
-                if let Some((p, text)) = current.take() {
-                    ws.write(&p, &text);
-                }
-                current = Some((path.trim().to_string(), String::new()));
-            } else if let Some((_, text)) = current.as_mut() {
-                text.push_str(line);
-                text.push('\n');
-            }
-        }
-        if let Some((p, text)) = current {
-            ws.write(&p, &text);
-        }
+        ws.fixture.write(ws.root()).expect("write the fixture");
         ws
+    }
+
+    /// The fixture's `$0`: its file and its LSP position (UTF-16 character).
+    pub fn cursor(&self) -> (&str, u32, u32) {
+        let cursor = self.fixture.cursor.as_ref().expect("the fixture has a $0");
+        (cursor.path.as_str(), cursor.line, cursor.utf16_col)
     }
 
     pub fn root(&self) -> &Path {

@@ -133,9 +133,10 @@ fn modules_after(text: &str, prefix: &str) -> Vec<String> {
     found
 }
 
-/// Dependencies point one way: engine ← config ← complete ← bench ← report / mine ← perf ←
+/// Dependencies point one way: engine ← config ← complete ← live / bench ← report / mine ← perf ←
 /// lsp ← cli. A module (its tests and doc links included) imports nothing of a layer above it;
-/// `report` and `mine` are side by side and do not use each other, nor do `perf` and `lsp`.
+/// `live` and `bench` are side by side and do not use each other, nor do `report` and `mine`,
+/// nor `perf` and `lsp`.
 #[test]
 fn layers_import_only_downwards() {
     const ENGINE: &[&str] = &[
@@ -158,25 +159,29 @@ fn layers_import_only_downwards() {
         "memory",
         "harness",
         "deps",
+        "fixture",
     ];
     /// Each layer above the engine and what it must not use.
     const ABOVE: &[(&str, &[&str])] = &[
         (
             "config",
-            &["complete", "bench", "report", "mine", "perf", "lsp", "cli"],
+            &[
+                "complete", "live", "bench", "report", "mine", "perf", "lsp", "cli",
+            ],
         ),
         (
             "complete",
-            &["bench", "report", "mine", "perf", "lsp", "cli"],
+            &["live", "bench", "report", "mine", "perf", "lsp", "cli"],
         ),
-        ("bench", &["report", "mine", "perf", "lsp", "cli"]),
-        ("report", &["mine", "perf", "lsp", "cli"]),
-        ("mine", &["report", "perf", "lsp", "cli"]),
+        ("live", &["bench", "report", "mine", "perf", "lsp", "cli"]),
+        ("bench", &["live", "report", "mine", "perf", "lsp", "cli"]),
+        ("report", &["live", "mine", "perf", "lsp", "cli"]),
+        ("mine", &["live", "report", "perf", "lsp", "cli"]),
         ("perf", &["mine", "lsp", "cli"]),
         ("lsp", &["mine", "perf", "cli"]),
     ];
     const ABOVE_ENGINE: &[&str] = &[
-        "config", "complete", "bench", "report", "mine", "perf", "lsp", "cli",
+        "config", "complete", "live", "bench", "report", "mine", "perf", "lsp", "cli",
     ];
     let mut problems = Vec::new();
     for (path, text) in sources() {
@@ -211,25 +216,76 @@ fn crate_paths_are_read_whole_and_grouped() {
     );
 }
 
-/// Within `lsp/`, the files' own arrows form no cycle: state is one place the handlers use,
-/// never a module that calls back into them (doc links count; a file's unit tests do not).
+/// Within `lsp/`, the modules' own arrows form no cycle: state is one place the handlers use,
+/// never a module that calls back into them (doc links count; a file's unit tests do not). A
+/// module is a file or a folder's `mod.rs` (`completion`, `completion::refresh`); `super::` and
+/// `crate::lsp::` paths are its arrows.
 #[test]
 fn lsp_modules_use_each_other_one_way() {
     let dir = project().join("src/lsp");
     let mut files = Vec::new();
     rust_files(&dir, &mut files);
-    let module = |p: &Path| p.file_stem().map(|s| s.to_string_lossy().into_owned());
-    let names: Vec<String> = files.iter().filter_map(|p| module(p)).collect();
+    let module = |p: &Path| -> Option<String> {
+        let rel = p.strip_prefix(&dir).ok()?.with_extension("");
+        let mut parts: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if parts.last().is_some_and(|p| p == "mod") {
+            parts.pop();
+        }
+        Some(parts.join("::"))
+    };
+    let names: std::collections::BTreeSet<String> =
+        files.iter().filter_map(|p| module(p)).collect();
+    // The longest module path `path` starts with.
+    let resolve = |path: &str| -> Option<String> {
+        let parts: Vec<&str> = path.split("::").filter(|p| !p.is_empty()).collect();
+        (1..=parts.len())
+            .rev()
+            .map(|n| parts[..n].join("::"))
+            .find(|candidate| names.contains(candidate))
+    };
+    let path_after = |text: &str, at: usize| -> String {
+        text[at..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+            .collect()
+    };
     let mut uses = std::collections::BTreeMap::new();
     for path in &files {
         let Some(name) = module(path) else { continue };
-        if name == "mod" {
+        if name.is_empty() {
             continue;
         }
+        let parent = name.rsplit_once("::").map_or("", |(p, _)| p).to_string();
         let text = std::fs::read_to_string(path).expect("utf-8 source");
         let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
-        let mut used = modules_after(code, "super::");
-        used.retain(|m| names.contains(m) && *m != name && m != "mod");
+        let mut used: Vec<String> = Vec::new();
+        let under_parent = |path: &str| {
+            if parent.is_empty() {
+                path.to_string()
+            } else {
+                format!("{parent}::{path}")
+            }
+        };
+        for (at, _) in code.match_indices("super::") {
+            let start = at + "super::".len();
+            if code[start..].starts_with('{') {
+                // A group: each of its paths.
+                let group = &code[start + 1..];
+                let end = group.find('}').unwrap_or(group.len());
+                for part in group[..end].split(',') {
+                    used.extend(resolve(&under_parent(&path_after(part.trim_start(), 0))));
+                }
+            } else {
+                used.extend(resolve(&under_parent(&path_after(code, start))));
+            }
+        }
+        for (at, _) in code.match_indices("crate::lsp::") {
+            used.extend(resolve(&path_after(code, at + "crate::lsp::".len())));
+        }
+        used.retain(|m| *m != name && !m.is_empty());
         used.sort();
         used.dedup();
         uses.insert(name, used);
@@ -268,15 +324,19 @@ fn lsp_modules_use_each_other_one_way() {
             cycle.unwrap_or_default()
         );
     }
+    let state = uses.get("state").cloned().unwrap_or_default();
+    let handlers = ["completion", "replay", "commands", "lifecycle", "server"];
     assert!(
-        uses.get("state").is_some_and(|u| u.iter().all(|m| ![
-            "completion",
-            "replay",
-            "at_cursor",
-            "lifecycle"
-        ]
-        .contains(&m.as_str()))),
-        "state.rs uses no handler"
+        state.iter().all(|m| !handlers.iter().any(|h| m == h
+            || m.starts_with(&format!("{h}::"))
+                && !m.ends_with("::inflight")
+                && !m.ends_with("::session"))),
+        "state.rs uses no handler: {state:?}"
+    );
+    assert!(
+        uses.contains_key("completion::refresh") && uses.contains_key("state"),
+        "modules found: {:?}",
+        uses.keys().collect::<Vec<_>>()
     );
 }
 

@@ -4,11 +4,13 @@
 
 import * as vscode from 'vscode';
 import { DidChangeConfigurationNotification, ExecuteCommandRequest, type LanguageClient, type Middleware } from 'vscode-languageclient/node';
-import type { CompareAnswer, ContextAnswer } from './protocol';
+import type { CompareAnswer, ContextAnswer, RetrieverInfo, StatusAnswer } from './protocol';
 import { Replay } from './replay';
+import { retrieverItems } from './retrievers';
 import { createClient, locate, showMissing } from './server';
 import { nest, serverKeys } from './settings';
 import { Status } from './status';
+import { statusText } from './statusReport';
 import { ContextView, showCompare } from './views';
 
 let client: LanguageClient | undefined;
@@ -59,6 +61,24 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   };
   const replay = new Replay(execute, context.workspaceState, status, tests);
 
+  // The status item's tooltip follows the server's `crossfile.status`: followStatus(ms) asks once,
+  // ms later (calls in the meantime fold into it), and again every 2 s while an index is building.
+  let statusTimer: NodeJS.Timeout | undefined;
+  const askStatus = async (): Promise<StatusAnswer> => {
+    const answer = await execute<StatusAnswer>('crossfile.status');
+    status.serverStatus(answer);
+    if (answer.folders.some((f) => f.index === 'building')) followStatus(2_000);
+    return answer;
+  };
+  const followStatus = (delayMs: number): void => {
+    if (statusTimer || !client) return;
+    statusTimer = setTimeout(() => {
+      statusTimer = undefined;
+      void askStatus().catch(() => undefined);
+    }, delayMs);
+  };
+  context.subscriptions.push({ dispose: () => clearTimeout(statusTimer) });
+
   // After each inline completion: what it was made from, for the status bar and the context view.
   let lastDocument: vscode.Uri | undefined;
   const followLast = async (document: vscode.TextDocument): Promise<void> => {
@@ -66,6 +86,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const answer = await execute<ContextAnswer | null>('crossfile.context', { uri: document.uri.toString() });
     if (!answer) return;
     status.completed(answer.retriever, answer.latencyMs, answer.model);
+    followStatus(3_000);
     contextView.update(answer);
   };
   const middleware: Middleware = {
@@ -93,22 +114,50 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const editor = vscode.window.activeTextEditor;
     if (!editor) throw new Error('crossfile: open a file and put the cursor where to compare');
     const defaults = vscode.workspace.getConfiguration('crossfile').get<string[]>('compare.retrievers') ?? [];
-    const known = ['none', 'bm25', 'bm25-cceval', 'bm25-cceval-rg1', 'jaccard', 'dense', 'oracle', 'dataset', 'mmr:bm25', 'hybrid:bm25+jaccard'];
-    const specs = await vscode.window.showQuickPick(
-      [...new Set([...defaults, ...known])].map((label) => ({ label, picked: defaults.includes(label) })),
-      { canPickMany: true, title: 'crossfile: retrievers to compare', ignoreFocusOut: true },
-    );
-    if (!specs || specs.length === 0) return;
+    // The specs the server accepts, with what each needs; the user's defaults picked.
+    const items = retrieverItems(await execute<RetrieverInfo[]>('crossfile.retrievers'), defaults);
+    const picked = await vscode.window.showQuickPick(items, { canPickMany: true, title: 'crossfile: retrievers to compare', ignoreFocusOut: true });
+    if (!picked || picked.length === 0) return;
+    const specs: string[] = [];
+    for (const item of picked) {
+      if (item.spec !== undefined) {
+        specs.push(item.spec);
+        continue;
+      }
+      // A composite form: the user types the whole spec; the server refuses one that does not parse.
+      const prefix = item.prefix ?? '';
+      const typed = await vscode.window.showInputBox({
+        title: `crossfile: ${item.label}`,
+        prompt: item.description,
+        value: prefix,
+        valueSelection: [prefix.length, prefix.length],
+        ignoreFocusOut: true,
+        validateInput: (v) => (v.trim() === '' || v.trim() === prefix || v.includes('<') ? `a spec of the form ${item.label}` : undefined),
+      });
+      if (typed === undefined) return;
+      specs.push(typed.trim());
+    }
     const answer = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `crossfile: comparing ${specs.length} retrievers…` },
       () =>
         execute<CompareAnswer>('crossfile.compare', {
           uri: editor.document.uri.toString(),
           position: { line: editor.selection.active.line, character: editor.selection.active.character },
-          retrievers: specs.map((s) => s.label),
+          retrievers: specs,
         }),
     );
     showCompare(answer);
+  });
+  // The server's status as text, in its own output channel (made when first shown).
+  let statusOutput: vscode.OutputChannel | undefined;
+  register('crossfile.showStatus', async () => {
+    const answer = await askStatus();
+    if (!statusOutput) {
+      statusOutput = vscode.window.createOutputChannel('crossfile status');
+      context.subscriptions.push(statusOutput);
+    }
+    statusOutput.replace(statusText(answer));
+    statusOutput.show(true);
   });
   register('crossfile.showContext', async () => {
     // The active editor's last completion, else (a webview has the focus) the last one anywhere.
@@ -123,8 +172,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     return;
   }
   client = createClient(located.path, serverSettings(contributed), middleware);
-  const sendSettings = () =>
+  // The server resolves them again (and may rebuild the index): its status follows.
+  const sendSettings = () => {
     void client?.sendNotification(DidChangeConfigurationNotification.type, { settings: { crossfile: serverSettings(contributed) } });
+    followStatus(1_000);
+  };
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!client || !e.affectsConfiguration('crossfile')) return;
@@ -138,6 +190,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   try {
     await client.start();
     status.ready();
+    followStatus(0);
   } catch (e) {
     status.problem('server failed');
     void vscode.window.showErrorMessage(`crossfile: the server ${located.path} did not start: ${e instanceof Error ? e.message : String(e)}`);

@@ -1,5 +1,4 @@
-// The shapes of the server's `crossfile.*` command answers (docs/lsp-extensions.md; the server's src/lsp/ext.rs). Types only:
-// every value here comes from the server.
+// The types mirror src/lsp/ext.rs, documented in docs/lsp-extensions.md; every value here comes from the server.
 
 export interface LspPosition {
   line: number;
@@ -122,4 +121,66 @@ export interface ContextAnswer extends CompletionInfo {
   /** Which model answered: a catalogue name, a GGUF file name, or an HTTP backend and model. */
   model: string;
   timingsMs: Record<string, number | null>;
+}
+
+/** A retriever spec form (`crossfile.retrievers`); a composite form's `spec` is a pattern. */
+export interface RetrieverInfo {
+  spec: string;
+  summary: string;
+  /** What it needs beyond an index: an embeddings endpoint, a replayed case's shipped context, its parts. */
+  needs: 'nothing' | 'dense-endpoint' | 'case-context' | 'parts';
+  /** Whether the first folder's settings provide what it needs. */
+  available: boolean;
+  /** It sees the reference: its scores are an upper bound. */
+  upperBound: boolean;
+  /** A pattern over other specs (`mmr:<spec>[:<lambda in 0..1>]`, `hybrid:<spec>+<spec>[+<spec>...]`). */
+  composite: boolean;
+  /** The retriever completions use. */
+  default: boolean;
+}
+
+/** The model: its label, where its file comes from, whether it is there and loaded. */
+export interface ModelStatus {
+  /** As the status bar shows it: a catalogue name, a GGUF file name, or an HTTP backend and its model. */
+  label: string;
+  /** `catalogue`: fetched into the cache on first use; `path`: `model.path`. */
+  source: 'catalogue' | 'path';
+  name: string | null;
+  file: string;
+  present: boolean;
+  loaded: boolean;
+  /** While it is being fetched: what is being done. */
+  downloading: string | null;
+}
+
+export interface BackendStatus {
+  kind: string;
+  /** An HTTP backend's endpoint: where the workspace's code is sent. */
+  endpoint: string | null;
+  model: string | null;
+}
+
+export interface FolderStatus {
+  name: string;
+  root: string;
+  index: 'building' | 'ready' | 'failed';
+  /** When the index is ready. */
+  files: number | null;
+  chunks: number | null;
+  /** When building the index failed. */
+  error: string | null;
+  /** Whether its crossfile.toml may choose endpoints, model files and the cache directory. */
+  trusted: boolean;
+}
+
+/** `crossfile.status`: what the server resolved from every settings layer, for the first folder. */
+export interface StatusAnswer {
+  version: string;
+  model: ModelStatus;
+  backend: BackendStatus;
+  cacheDir: string;
+  userConfig: string | null;
+  userConfigExists: boolean;
+  retriever: string;
+  folders: FolderStatus[];
 }

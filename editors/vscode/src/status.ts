@@ -1,7 +1,9 @@
 // The status bar item: `crossfile · <model> · <retriever> · <latency> ms`, and in replay
-// `· case 12/70 · ES 71.4`.
+// `· case 12/70 · ES 71.4`; its tooltip is the server's last `crossfile.status`.
 
 import * as vscode from 'vscode';
+import type { StatusAnswer } from './protocol';
+import { statusMarkdown } from './statusReport';
 
 export class Status implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('crossfile.status', vscode.StatusBarAlignment.Right, 100);
@@ -10,6 +12,7 @@ export class Status implements vscode.Disposable {
   private latencyMs: number | undefined;
   private replay: { index: number; count: number } | undefined;
   private es: number | undefined;
+  private server: StatusAnswer | undefined;
   // Until the server has answered `initialize` (`ready()`), so the bare name never shows early.
   private note: string | undefined = 'starting…';
 
@@ -44,6 +47,12 @@ export class Status implements vscode.Disposable {
     this.render();
   }
 
+  /** The server's `crossfile.status`, shown in the tooltip. */
+  serverStatus(answer: StatusAnswer): void {
+    this.server = answer;
+    this.render();
+  }
+
   problem(note: string): void {
     this.note = note;
     this.render();
@@ -58,7 +67,9 @@ export class Status implements vscode.Disposable {
     if (this.es !== undefined) parts.push(`ES ${this.es.toFixed(1)}`);
     if (this.note) parts.push(this.note);
     this.item.text = parts.join(' · ');
-    this.item.tooltip = 'crossfile: click to show what the last completion was made from';
+    this.item.tooltip = this.server
+      ? new vscode.MarkdownString(`${statusMarkdown(this.server)}\n\nClick to show what the last completion was made from.`)
+      : 'crossfile: click to show what the last completion was made from';
   }
 
   dispose(): void {

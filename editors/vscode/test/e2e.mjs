@@ -3,7 +3,7 @@
 // and a last line `N passed, N failed`; exit 1 on any failure.
 import { chromium } from 'playwright-core';
 import { readFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 const env = (name) => {
   const v = process.env[name];
@@ -87,6 +87,8 @@ async function webviewFrame(selector) {
   throw new Error(`no webview shows ${selector}`);
 }
 
+const escapeRe = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
 function check(cond, message) {
   if (!cond) throw new Error(message);
 }
@@ -141,6 +143,25 @@ test('opens the workspace; typing shows ghost text from the server, Tab accepts 
   check(status.startsWith('crossfile'), status);
 });
 
+test("Show Status shows what the server resolved: the folder's index ready, the cache directory; the tooltip too", async () => {
+  await palette('Crossfile: Show Status');
+  const output = page.locator('.part.panel .view-lines', { hasText: 'index ready' }).first();
+  await output.waitFor({ timeout: 30_000 });
+  const text = ((await output.textContent()) ?? '').replace(/\u00a0/g, ' ');
+  check(text.includes(`folder click: ${WORKSPACE}: index ready`), `the status says ${JSON.stringify(text)}`);
+  // test/run's crossfile.toml puts the cache beside the workspace and names the small model.
+  check(new RegExp(`cache:\\s+${escapeRe(join(dirname(WORKSPACE), 'cache'))}`).test(text), `no cache directory in ${JSON.stringify(text)}`);
+  check(/model:\s+smollm2-135m \(catalogue smollm2-135m, [^)]*\): loaded/.test(text), `the model is not loaded: ${JSON.stringify(text)}`);
+  check(/retriever:\s+bm25-cceval-rg1/.test(text), `no retriever in ${JSON.stringify(text)}`);
+  await shot('status');
+  // The status item's tooltip shows the same report.
+  await page.locator('.statusbar-item', { hasText: 'crossfile' }).first().hover();
+  await page.locator('.monaco-hover', { hasText: 'index ready' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+  await page.mouse.move(800, 400);
+  // The panel is closed again, as the tests after this one expect the window.
+  await palette('View: Hide Panel');
+});
+
 test('Replay Case opens the case at its cursor; accepted and scored, the ES equals bench run', async () => {
   await palette('Crossfile: Replay Case');
   await pick(CASES, CASES, 'cases file');
@@ -167,7 +188,10 @@ test('Next Case moves on; Compare Retrievers shows one column per retriever with
   await ghostText();
   await page.keyboard.press('Escape');
   await palette('Crossfile: Compare Retrievers');
-  await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ state: 'visible' });
+  const rows = page.locator('.quick-input-list .monaco-list-row');
+  await rows.first().waitFor({ state: 'visible' });
+  // The items are the server's specs, each with what it needs (no embeddings endpoint here).
+  check((await rows.filter({ hasText: 'needs an embeddings endpoint' }).count()) === 1, 'no row says dense needs an embeddings endpoint');
   await page.keyboard.press('Enter');
   const frame = await webviewFrame('.column');
   const columns = await frame.locator('.column').evaluateAll((els) => els.map((e) => e.getAttribute('data-retriever')));

@@ -1,9 +1,12 @@
-// Unit tests of the extension's pure parts (settings mapping, escaping, the views' HTML).
+// Unit tests of the extension's pure parts (settings mapping, escaping, the views' HTML, the
+// Compare picker's items, the status report).
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { nest, serverKeys } = require('../dist/unit/settings.js');
 const { escapeHtml, csp, page } = require('../dist/unit/webview.js');
 const { compareBody, contextBody } = require('../dist/unit/render.js');
+const { compositePrefix, retrieverItems } = require('../dist/unit/retrievers.js');
+const { escapeMarkdown, statusFacts, statusMarkdown, statusText } = require('../dist/unit/statusReport.js');
 const pkg = require('../package.json');
 
 test('every server setting is contributed under its server key, and only those the user set are sent', () => {
@@ -71,4 +74,102 @@ test('compare at an EvoCodeBench cursor shows each body, its tests and the faili
   // Only a test that did not pass shows its output.
   assert.doesNotMatch(body, /1 passed/);
   assert.match(body, /recall 0\.5/);
+});
+
+// What `crossfile.retrievers` answers (src/retrieve/catalogue.rs), with no dense endpoint set.
+const retriever = (spec, extra = {}) => ({
+  spec, summary: `${spec} summary`, needs: 'nothing', available: true, upperBound: false, composite: false, default: false, ...extra,
+});
+const SERVER_RETRIEVERS = [
+  retriever('none'), retriever('bm25', { default: true }), retriever('bm25-cceval'), retriever('bm25-cceval-rg1'), retriever('jaccard'),
+  retriever('dense', { needs: 'dense-endpoint', available: false }), retriever('oracle', { upperBound: true }),
+  retriever('dataset', { needs: 'case-context' }),
+  retriever('mmr:<spec>[:<lambda in 0..1>]', { needs: 'parts', composite: true, summary: 'MMR rerank' }),
+  retriever('hybrid:<spec>+<spec>[+<spec>...]', { needs: 'parts', composite: true, summary: 'RRF' }),
+];
+
+test("the Compare picker offers the server's specs in its order, the user's defaults picked, what each needs said", () => {
+  const items = retrieverItems(SERVER_RETRIEVERS, ['none', 'oracle', 'mmr:bm25', 'hybrid:bm25+jaccard', 'mmr:bm25', ' ', 'my-own']);
+  assert.deepEqual(items.map((i) => i.label), ['none', 'bm25', 'bm25-cceval', 'bm25-cceval-rg1', 'jaccard', 'dense', 'oracle', 'dataset',
+    'mmr:bm25', 'hybrid:bm25+jaccard', 'my-own', 'mmr:<spec>[:<lambda in 0..1>]', 'hybrid:<spec>+<spec>[+<spec>...]']);
+  const by = Object.fromEntries(items.map((i) => [i.label, i]));
+  assert.deepEqual(items.filter((i) => i.picked).map((i) => i.spec), ['none', 'oracle', 'mmr:bm25', 'hybrid:bm25+jaccard', 'my-own']);
+  assert.equal(by.bm25.description, 'bm25 summary');
+  assert.equal(by.bm25.detail, 'completions use it');
+  assert.equal(by.none.detail, undefined);
+  assert.match(by.dense.detail, /needs an embeddings endpoint \(retrieve\.dense\.endpoint\)/);
+  assert.match(by.oracle.detail, /upper bound: sees the reference/);
+  assert.match(by.dataset.detail, /replayed CrossCodeEval case/);
+  // The user's composite specs are described by their form; one the server does not list is kept.
+  assert.equal(by['mmr:bm25'].description, 'MMR rerank');
+  assert.equal(by['hybrid:bm25+jaccard'].description, 'RRF');
+  assert.equal(by['my-own'].spec, 'my-own');
+  // A composite form stands for no spec: picking it asks for one starting with its prefix.
+  const mmr = by['mmr:<spec>[:<lambda in 0..1>]'];
+  assert.equal(mmr.spec, undefined);
+  assert.equal(mmr.prefix, 'mmr:');
+  assert.equal(mmr.picked, false);
+  assert.equal(compositePrefix('hybrid:<spec>+<spec>[+<spec>...]'), 'hybrid:');
+  assert.equal(compositePrefix('bm25'), 'bm25');
+  // No defaults, no list: nothing picked, nothing offered.
+  assert.equal(retrieverItems(SERVER_RETRIEVERS, []).filter((i) => i.picked).length, 0);
+  assert.deepEqual(retrieverItems([], []), []);
+});
+
+const STATUS = {
+  version: '0.1.0',
+  model: { label: 'qwen2.5-coder-0.5b', source: 'catalogue', name: 'qwen2.5-coder-0.5b', file: '/c/models/qwen_0.5b.gguf', present: false,
+    loaded: false, downloading: null },
+  backend: { kind: 'embedded', endpoint: null, model: null },
+  cacheDir: '/c',
+  userConfig: '/home/u/.config/crossfile/crossfile.toml',
+  userConfigExists: false,
+  retriever: 'bm25',
+  folders: [
+    { name: 'click', root: '/w/click', index: 'ready', files: 57, chunks: 1234, error: null, trusted: true },
+    { name: 'new', root: '/w/new', index: 'building', files: null, chunks: null, error: null, trusted: false },
+    { name: 'bad', root: '/w/bad', index: 'failed', files: null, chunks: null, error: 'permission denied', trusted: false },
+  ],
+};
+
+test('the status report says what the server resolved: model, backend, cache, each folder', () => {
+  const facts = Object.fromEntries(statusFacts(STATUS).map((f) => [f.label, f]));
+  assert.equal(facts.server.text, 'crossfile 0.1.0');
+  assert.equal(facts.model.text, 'qwen2.5-coder-0.5b (catalogue qwen2.5-coder-0.5b, /c/models/qwen_0.5b.gguf): not fetched: the server fetches it when it starts or the model changes');
+  assert.equal(facts.model.warn, true);
+  assert.equal(facts.backend.text, 'embedded (in-process)');
+  assert.equal(facts.cache.text, '/c');
+  assert.equal(facts['user config'].text, '/home/u/.config/crossfile/crossfile.toml (none there)');
+  assert.equal(facts['folder click'].text, '/w/click: index ready, 57 files, 1234 chunks; trusted');
+  assert.match(facts['folder new'].text, /^\/w\/new: index building…; not trusted/);
+  assert.equal(facts['folder bad'].warn, true);
+  assert.match(facts['folder bad'].text, /index failed: permission denied/);
+
+  // Loaded from model.path; an HTTP backend is a warning naming where the code goes.
+  const remote = statusFacts({ ...STATUS, userConfig: null, folders: [],
+    model: { ...STATUS.model, source: 'path', name: null, file: '/m/x.gguf', present: true, label: 'openai gpt' },
+    backend: { kind: 'openai', endpoint: 'http://10.0.0.1:8000/v1', model: 'gpt' } });
+  const r = Object.fromEntries(remote.map((f) => [f.label, f]));
+  assert.equal(r.model.text, 'openai gpt (model.path /m/x.gguf) (its vocabulary only): present, not loaded yet');
+  assert.equal(r.model.warn, false);
+  assert.equal(r.backend.text, "openai at http://10.0.0.1:8000/v1, model gpt: the workspace's code is sent there");
+  assert.equal(r.backend.warn, true);
+  assert.equal(r['user config'].text, 'none');
+  const fetching = statusFacts({ ...STATUS, model: { ...STATUS.model, downloading: 'downloading 40%' } })[1];
+  assert.match(fetching.text, /being fetched: downloading 40%$/);
+  assert.equal(fetching.warn, false);
+});
+
+test('the status tooltip escapes Markdown in paths; the text form aligns its labels', () => {
+  assert.equal(escapeMarkdown('a_b*[c](d)`<e>'), 'a\\_b\\*\\[c\\]\\(d\\)\\`\\<e\\>');
+  const md = statusMarkdown(STATUS);
+  assert.match(md, /^- \*\*server:\*\* crossfile 0\\\.1\\\.0$/m);
+  assert.match(md, /^- ⚠ \*\*model:\*\* .*qwen\\_0\\\.5b/m);
+  assert.match(md, /^- \*\*folder click:\*\* \/w\/click: index ready, 57 files, 1234 chunks; trusted$/m);
+  assert.equal(md.split('\n').length, statusFacts(STATUS).length);
+  const text = statusText(STATUS);
+  assert.match(text, /^server:       crossfile 0\.1\.0$/m);
+  assert.match(text, /^model:        ! qwen2\.5-coder-0\.5b/m);
+  assert.match(text, /^folder click: \/w\/click: index ready/m);
+  assert.ok(text.endsWith('\n'));
 });

@@ -8,15 +8,11 @@ use crate::lang::{self, Language, Outline};
 /// Parses a fixture (`//- path` headers, then each file) and renders every file's cursors as
 /// `path:line: <line before the cursor>$0<reference>  [identifier]`.
 fn check(fixture: &str, expect: Expect) {
-    let mut files: Vec<(String, String)> = Vec::new();
-    for line in fixture.lines() {
-        if let Some(path) = line.strip_prefix("//- ") {
-            files.push((path.trim().to_owned(), String::new()));
-        } else if let Some((_, text)) = files.last_mut() {
-            text.push_str(line);
-            text.push('\n');
-        }
-    }
+    let files: Vec<(String, String)> = crate::fixture::Fixture::parse(fixture)
+        .files
+        .into_iter()
+        .map(|f| (f.path, f.text))
+        .collect();
     let parsed: Vec<(Language, tree_sitter::Tree, Outline)> = files
         .iter()
         .map(|(path, text)| {

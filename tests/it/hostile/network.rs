@@ -36,7 +36,7 @@ fn endless_listener() -> String {
 
 /// `crossfile complete` on a one-file workspace against an `openai` backend at `endpoint`.
 fn complete_against(endpoint: &str, extra: &[&str]) -> Output {
-    let ws = Workspace::new("//- app.py\ndef handler(request):\n    return request\n");
+    let ws = Workspace::new("//- app.py\ndef handler(request):\n    return $0request\n");
     let user = ws.cache.path().join("user.toml");
     std::fs::write(
         &user,
@@ -146,7 +146,7 @@ fn serve_exits_at_once_when_its_input_closes_mid_completion() {
     use serde_json::json;
 
     let (hang, accepted) = hanging_listener();
-    let ws = Workspace::new("//- app.py\ndef handler(request):\n    return request\n");
+    let ws = Workspace::new("//- app.py\ndef handler(request):\n    return $0request\n");
     let mut client = Client::start_with(
         ws.cache.path(),
         &format!(
@@ -156,15 +156,16 @@ fn serve_exits_at_once_when_its_input_closes_mid_completion() {
     );
     client.initialize(ws.root(), json!({}));
     client.wait_for_index();
-    let doc = uri(ws.root(), "app.py");
-    let text = std::fs::read_to_string(ws.root().join("app.py")).expect("read");
+    let (file, line, character) = ws.cursor();
+    let doc = uri(ws.root(), file);
+    let text = std::fs::read_to_string(ws.root().join(file)).expect("read");
     client.notify(
         "textDocument/didOpen",
         json!({"textDocument": {"uri": doc, "languageId": "python", "version": 1, "text": text}}),
     );
     client.start_request(
         "textDocument/completion",
-        json!({"textDocument": {"uri": doc}, "position": {"line": 1, "character": 11}}),
+        json!({"textDocument": {"uri": doc}, "position": {"line": line, "character": character}}),
     );
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     while accepted.load(std::sync::atomic::Ordering::SeqCst) == 0 {

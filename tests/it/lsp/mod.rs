@@ -10,3 +10,4 @@ pub mod replay;
 mod robustness;
 mod score;
 mod server;
+mod status;

@@ -15,6 +15,8 @@ local reports = {}
 local manual = {}
 --- Called with (client, buf) when a crossfile client attaches to a buffer.
 local attach_hooks = {}
+--- Per client id: its last `crossfile.status` answer, for statuslines (which must never wait).
+local statuses = {}
 
 --- Calls method `name` of `client` on Neovim 0.11 (`client:name()`) and 0.10 (`client.name()`).
 function M.call(client, name, ...)
@@ -113,9 +115,13 @@ local function client_config(root)
       reports[client.id] = reports[client.id] or { messages = {} }
     end,
     on_exit = function(_, _, id)
-      vim.schedule(function() reports[id] = nil end)
+      vim.schedule(function()
+        reports[id] = nil
+        statuses[id] = nil
+      end)
     end,
     on_attach = function(client, buf)
+      M.refresh_status(client)
       for _, hook in ipairs(attach_hooks) do hook(client, buf) end
     end,
   }
@@ -209,13 +215,29 @@ function M.execute(client, command, argument, buf, timeout_ms)
   return M.request(client, 'workspace/executeCommand', params, buf, timeout_ms)
 end
 
---- Sends the settings in force to every running client (workspace/didChangeConfiguration).
+--- The last `crossfile.status` answer of `client`, or nil before the first.
+function M.last_status(client)
+  return client and statuses[client.id] or nil
+end
+
+--- Asks `client` for `crossfile.status` without waiting; the answer replaces the last one.
+function M.refresh_status(client)
+  if stopped(client) or not client.initialized then return end
+  M.call(client, 'request', 'workspace/executeCommand', { command = 'crossfile.status', arguments = {} },
+    function(err, result)
+      if not err and type(result) == 'table' then statuses[client.id] = result end
+    end)
+end
+
+--- Sends the settings in force to every running client (workspace/didChangeConfiguration); their
+--- status is asked again once the server had a moment to apply them.
 function M.send_settings()
   for _, client in ipairs(M.clients()) do
     reports[client.id] = { messages = {} }
     local settings = config.settings_for(client.root_dir)
     client.config.init_options = settings
     M.call(client, 'notify', 'workspace/didChangeConfiguration', { settings = { crossfile = settings } })
+    vim.defer_fn(function() M.refresh_status(client) end, 500)
   end
 end
 

@@ -1,6 +1,8 @@
 -- crossfile.commands: the user commands (:CrossfileReplay, :CrossfileNext, :CrossfilePrev,
 -- :CrossfileScore, :CrossfileCompare, :CrossfileContext); missing arguments are asked for.
 
+local client = require('crossfile.client')
+
 local M = {}
 
 local function api() return require('crossfile') end
@@ -120,8 +122,40 @@ local function context_command()
   views.render('context', views.context_text(api().context()))
 end
 
-local specs = { 'none', 'bm25', 'bm25-cceval', 'bm25-cceval-rg1', 'jaccard', 'dense', 'oracle', 'dataset',
-  'mmr:bm25', 'hybrid:bm25+jaccard' }
+--- The completions of `lead` from the server's retrievers (`crossfile.retrievers`' answer): its
+--- simple specs and its composite forms' prefixes (`mmr:`, `hybrid:`); after such a prefix, or a
+--- `+` in a composite spec, the simple specs again (`hybrid:bm25+j` → `hybrid:bm25+jaccard`).
+function M.spec_completions(list, lead)
+  local simple, prefixes = {}, {}
+  for _, r in ipairs(type(list) == 'table' and list or {}) do
+    if r.composite then
+      prefixes[#prefixes + 1] = r.spec:match('^[^<]*')
+    else
+      simple[#simple + 1] = r.spec
+    end
+  end
+  local head = lead:match('^(.*[:+])[^:+]*$')
+  local in_composite = head ~= nil and vim.iter(prefixes):any(function(p)
+    return head == p or (vim.startswith(head, p) and head:sub(-1) == '+')
+  end)
+  local candidates = {}
+  if in_composite then
+    for _, spec in ipairs(simple) do candidates[#candidates + 1] = head .. spec end
+  else
+    vim.list_extend(vim.list_extend(candidates, simple), prefixes)
+  end
+  return vim.tbl_filter(function(c) return vim.startswith(c, lead) end, candidates)
+end
+
+-- :CrossfileCompare's completion: asks the server of the current buffer (else any running one),
+-- waiting at most a second; nothing when no server runs.
+local function complete_specs(lead)
+  local c = client.for_buf(vim.api.nvim_get_current_buf()) or client.clients()[1]
+  if not c or not c.initialized then return {} end
+  local ok, list = pcall(client.execute, c, 'crossfile.retrievers', nil, nil, 1000)
+  if not ok then return {} end
+  return M.spec_completions(list, lead)
+end
 
 --- Defines the user commands (again, harmlessly, on each setup()).
 function M.create()
@@ -136,7 +170,7 @@ function M.create()
   cmd('CrossfileScore', guarded(score_command), { desc = 'crossfile: score the replayed case' })
   cmd('CrossfileCompare', guarded(compare_command), {
     nargs = '*',
-    complete = function(lead) return vim.tbl_filter(function(s) return s:find(lead, 1, true) == 1 end, specs) end,
+    complete = complete_specs,
     desc = 'crossfile: compare retrievers at the cursor [SPEC ...]',
   })
   cmd('CrossfileContext', guarded(context_command), { desc = 'crossfile: what the last completion was made from' })

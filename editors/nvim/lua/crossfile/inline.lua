@@ -18,8 +18,9 @@ local seq = 0
 --- What the last answer was: { buf, shown, reason, latency_ms }.
 M.last = nil
 
---- Per buffer: the model that made its last shown suggestion (`crossfile.context`'s `model`).
-M.models = {}
+--- Per buffer: what made its last shown suggestion, as `crossfile.context` names it: { model,
+--- retriever }. Cleared when the settings change.
+M.made_by = {}
 
 local function emit(data)
   M.last = data
@@ -108,11 +109,14 @@ function M.request(buf, opts)
     if range and range.start then at_row, at_col = position.to_buffer(buf, range.start) end
     ghost.show(buf, at_row, at_col, text)
     emit({ buf = buf, seq = my, shown = true, completed = true, text = text, latency_ms = latency_ms })
-    -- Which model answered, for the statusline: the server says (the user's settings may name none).
+    -- Which model and retriever answered, for the statusline: the server says (the user's
+    -- settings may name neither, and the workspace's crossfile.toml may choose them).
     client.call(c, 'request', 'workspace/executeCommand',
       { command = 'crossfile.context', arguments = { { uri = vim.uri_from_bufnr(buf) } } },
       function(e, context)
-        if not e and type(context) == 'table' and type(context.model) == 'string' then M.models[buf] = context.model end
+        if not e and type(context) == 'table' and type(context.model) == 'string' then
+          M.made_by[buf] = { model = context.model, retriever = type(context.retriever) == 'string' and context.retriever or nil }
+        end
       end, buf)
   end
   local ok, id = client.call(c, 'request', 'textDocument/inlineCompletion', params, answer, buf)

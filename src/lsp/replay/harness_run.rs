@@ -8,17 +8,17 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tower_lsp::lsp_types::NumberOrString;
 
-use super::error::ServeError;
-use super::progress::Reporter;
-use super::replay_session::ExecTarget;
-use super::state::State;
+use super::session::ExecTarget;
 use crate::bench::scoring::execution::{ExecContext, test_body};
 use crate::bench::scoring::recall::sample_recalls;
 use crate::harness::{DEFAULT_MEMORY_BYTES, DEFAULT_PER_TEST, Harness, Outcome, Status};
+use crate::lsp::error::ServeError;
+use crate::lsp::ext::{TestOutcome, TestRunInfo};
+use crate::lsp::progress::Reporter;
+use crate::lsp::state::State;
 
 /// A body's tests run, with the body's Recall@1 against the case's dependencies (`None`: the
 /// case has none).
@@ -118,28 +118,25 @@ fn summary(outcome: &Outcome) -> String {
 
 /// The outcome as the commands answer it: its status, each test run with its output's tail,
 /// the first that did not pass, and why the tests could not run.
-pub fn outcome_json(tested: &Tested) -> Value {
+pub fn test_outcome(tested: &Tested) -> TestOutcome {
     let outcome = &tested.outcome;
-    let tests: Vec<Value> = outcome
-        .tests
-        .iter()
-        .map(|t| {
-            json!({
-                "id": t.id,
-                "status": t.status.name(),
-                "exitCode": t.exit_code,
-                "secs": t.secs,
-                "output": t.tail,
+    TestOutcome {
+        status: outcome.status.name().to_string(),
+        passed: outcome.status == Status::Pass,
+        tests: outcome
+            .tests
+            .iter()
+            .map(|t| TestRunInfo {
+                id: t.id.clone(),
+                status: t.status.name().to_string(),
+                exit_code: t.exit_code,
+                secs: t.secs,
+                output: t.tail.clone(),
             })
-        })
-        .collect();
-    json!({
-        "status": outcome.status.name(),
-        "passed": outcome.status == Status::Pass,
-        "tests": tests,
-        "firstFailure": outcome.first_failure,
-        "message": outcome.message,
-        "secs": outcome.secs,
-        "recall": tested.recall,
-    })
+            .collect(),
+        first_failure: outcome.first_failure.clone(),
+        message: outcome.message.clone(),
+        secs: outcome.secs,
+        recall: tested.recall,
+    }
 }

@@ -1,14 +1,18 @@
 //! `textDocument/completion` and `textDocument/inlineCompletion`: one suggestion from the engine's
-//! pipeline ([`super::at_cursor`]), as a completion item or an inline item.
+//! pipeline ([`at_cursor`]), as a completion item or an inline item.
 //!
 //! The handler reads the buffer at once (so the text matches the position), then the work runs on
 //! a spawned task: waiting for the index and the model, retrieval on the blocking pool,
 //! generation cancellable; the completion is kept as the document's last. It starts after
 //! `lsp.debounce_ms`; a newer request for the same document, or `$/cancelRequest`, cancels it; a
 //! panic in it becomes an error response. The suggestion is cut to `lsp.max_suggestion_chars`.
-//! Typing along the last suggestion is answered from it ([`super::along`]); an answer the
+//! Typing along the last suggestion is answered from it ([`crate::live::along`]); an answer the
 //! backend gave from the last answer's layout is replaced by the new prompt's own in the
-//! background ([`super::refresh`]).
+//! background ([`refresh`]).
+
+pub mod at_cursor;
+pub mod inflight;
+mod refresh;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -21,15 +25,15 @@ use tower_lsp::lsp_types::{
 
 use tokio_util::sync::CancellationToken;
 
-use super::along::Anchor;
-use super::at_cursor::{self, CursorRequest};
-use super::convert::cursor_in;
-use super::error::{ServeError, internal};
-use super::last_completion::{LastCompletion, at_most_chars};
-use super::protocol::{InlineCompletionItem, InlineCompletionList, InlineCompletionParams};
-use super::refresh::{self, Replaced};
-use super::state::State;
 use crate::complete::Timings;
+use crate::live::along::Anchor;
+use crate::live::{LastCompletion, at_most_chars};
+use crate::lsp::convert::{cursor_in, spot};
+use crate::lsp::error::{ServeError, internal};
+use crate::lsp::protocol::{InlineCompletionItem, InlineCompletionList, InlineCompletionParams};
+use crate::lsp::state::State;
+use at_cursor::CursorRequest;
+use refresh::Replaced;
 
 /// A suggestion and how it was made.
 struct Suggestion {
@@ -235,14 +239,14 @@ async fn complete_at(
     let generation = &done.completion.generation;
     let replace = generation.from_fallback || generation.out_of_time;
     let last = Arc::new(LastCompletion {
-        position,
-        asked_at: position,
+        position: spot(position),
+        asked_at: spot(position),
         case_id: cursor.case.as_ref().map(|c| c.id().to_string()),
         shown: shown.text.clone(),
         anchor,
         done: Arc::new(done),
     });
-    state.remember_shared(uri.clone(), last.clone());
+    state.last.remember(uri.clone(), last.clone());
     if replace {
         refresh::replace_later(&state, cursor, engine, Replaced { uri, last, limit });
     }
@@ -257,29 +261,12 @@ fn along_last(
     position: Position,
     buffer: Option<&str>,
 ) -> Option<Suggestion> {
-    let last = state.last(uri)?;
     let text = buffer?;
     let at = offset_at(text, position)?;
-    let rest = last
-        .anchor
-        .as_ref()?
-        .remainder(&last.shown, text, at)?
-        .to_string();
-    state.remember(
-        uri.clone(),
-        LastCompletion {
-            position,
-            asked_at: last.asked_at,
-            // What is scored at a case's cursor is what was shown there, not this rest.
-            case_id: None,
-            shown: rest.clone(),
-            anchor: Anchor::new(text, at),
-            done: last.done.clone(),
-        },
-    );
+    let along = state.last.along(uri, spot(position), text, at)?;
     Some(Suggestion {
-        text: rest,
-        retriever: last.done.retriever.to_string(),
+        text: along.shown.clone(),
+        retriever: along.done.retriever.to_string(),
         latency_ms: 0.0,
     })
 }

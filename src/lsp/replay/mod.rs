@@ -1,5 +1,5 @@
 //! Replaying benchmark cases in the editor: `crossfile.replayCase`, `crossfile.nextCase`,
-//! and `crossfile.previousCase` (`crossfile.score` scores the case open now: [`super::score`]).
+//! and `crossfile.previousCase` (`crossfile.score` scores the case open now: [`score`]).
 //!
 //! A case opens in a replay copy of its repository ([`crate::bench::ReplayCopies`], under
 //! `<index.cache_dir>/replay/`), never in the repository itself; the copy is a workspace folder of
@@ -8,24 +8,30 @@
 //! [`crate::bench::layout::evocodebench::lay_out_exec`]), so a completion at its cursor gives what `bench
 //! run` gives, and `crossfile.score` scores with the case's benchmark's own metrics (or tests).
 
+pub mod cases;
+pub mod harness_run;
+pub mod score;
+pub mod session;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tower_lsp::lsp_types::{Position, Url};
 
-use super::cases::{self, ExecChoice};
-use super::error::ServeError;
-use super::ext::{CaseDetails, CaseRef, ReplayCaseParams, ReplayCaseResult, ReplayedCaseInfo};
-use super::replay_session::{Cases, ExecTarget, Replayable, ReplayedCase, Session};
-use super::settings::folder_settings;
-use super::state::{Folder, State};
 use crate::bench::layout::evocodebench::exec_view;
 use crate::bench::layout::evocodebench::lay_out_exec;
 use crate::bench::layout::lay_out;
 use crate::bench::{Case, CaseView, Placeable, ReplayCopies, Target};
 use crate::index::{Index, Snapshot};
+use crate::live::Folder;
+use crate::lsp::error::ServeError;
+use crate::lsp::ext::{CaseDetails, CaseRef, ReplayCaseParams, ReplayCaseResult, ReplayedCaseInfo};
+use crate::lsp::settings::folder_settings;
+use crate::lsp::state::State;
 use crate::retrieve::Query;
 use crate::workspace::normalize_newlines;
+use cases::ExecChoice;
+use session::{Cases, ExecTarget, Replayable, ReplayedCase, Session};
 
 /// `crossfile.replayCase`: loads the cases file (again only if it is another one) and opens the
 /// case.

@@ -1,18 +1,22 @@
 //! `workspace/executeCommand`: the replay, scoring and inspection commands, each with one JSON
 //! object as its argument.
 
+mod inspect;
+mod status;
+
 use std::sync::Arc;
 
 use serde_json::Value;
 use tower_lsp::jsonrpc;
 use tower_lsp::lsp_types::ExecuteCommandParams;
 
-use super::error::ServeError;
-use super::ext::{
-    ALL, Command, Compare, Context, ListCases, NextCase, PreviousCase, ReplayCase, Score,
+use crate::lsp::error::ServeError;
+use crate::lsp::ext::{
+    ALL, Command, Compare, Context, ListCases, NextCase, PreviousCase, ReplayCase, Retrievers,
+    Score, Status,
 };
-use super::state::State;
-use super::{cases, inspect, replay, score};
+use crate::lsp::replay::{self, cases, score};
+use crate::lsp::state::State;
 
 /// Runs a command. Bad arguments are `InvalidParams` naming the field; a command that cannot be
 /// done (a missing file, a case id not loaded) is an error with the reason.
@@ -57,6 +61,8 @@ pub async fn execute(
             let args = argument_of::<ListCases>(argument)?;
             reply::<ListCases>(cases::list_cases(state, args).await)
         }
+        Retrievers::NAME => reply::<Retrievers>(Ok(status::retrievers(state))),
+        Status::NAME => reply::<Status>(Ok(status::status(state))),
         other => {
             return Err(jsonrpc::Error::invalid_params(format!(
                 "unknown command {other:?}: the commands are {}",

@@ -6,25 +6,24 @@
 
 use std::sync::Arc;
 
-use serde_json::{Value, json};
 use tower_lsp::lsp_types::{NumberOrString, Url};
 
-use super::error::ServeError;
-use super::ext::ScoreParams;
-use super::harness_run::{outcome_json, run_tests};
-use super::replay_session::{ExecTarget, Replayable, ReplayedCase};
-use super::state::State;
+use super::harness_run::{run_tests, test_outcome};
+use super::session::{ExecTarget, Replayable, ReplayedCase};
 use crate::bench::layout::evocodebench::{body_of, body_typed};
 use crate::bench::scoring::execution::one_body_metrics;
 use crate::bench::scoring::typed_between;
 use crate::bench::{Case, score};
+use crate::lsp::error::ServeError;
+use crate::lsp::ext::{Metrics, ScoreParams, ScoreResult, Scored};
+use crate::lsp::state::State;
 use crate::workspace::normalize_newlines;
 
 /// Every metric of the case's benchmark for the text given, or found between the case's unchanged
 /// contexts in the buffer. When that text is the server's own unedited suggestion at the case's
 /// cursor (or nothing after a blank one, which has no item), the model's raw output behind it is
 /// scored, as `bench run` scores it (the benchmarks' scripts cut it themselves).
-pub async fn score_case(state: &Arc<State>, args: ScoreParams) -> Result<Value, ServeError> {
+pub async fn score_case(state: &Arc<State>, args: ScoreParams) -> Result<ScoreResult, ServeError> {
     let case = state
         .replay
         .loaded_case(&args.case_id)
@@ -45,7 +44,7 @@ pub async fn score_case(state: &Arc<State>, args: ScoreParams) -> Result<Value, 
     };
     let own = open
         .as_ref()
-        .and_then(|c| state.last(&c.uri))
+        .and_then(|c| state.last.get(&c.uri))
         .filter(|l| l.case_id.as_deref() == Some(case.id()))
         .filter(|l| l.shown == text || shown_as_nothing(&l.shown, &text))
         .map(|l| l.done.completion.raw_suggestion.clone());
@@ -57,21 +56,22 @@ pub async fn score_case(state: &Arc<State>, args: ScoreParams) -> Result<Value, 
 
 /// A text case: its benchmark's metrics, of the model's `raw` output when the text is the
 /// server's own suggestion.
-fn score_text(case: &Case, text: String, raw: Option<String>) -> Result<Value, ServeError> {
+fn score_text(case: &Case, text: String, raw: Option<String>) -> Result<ScoreResult, ServeError> {
     let (prediction, scored) = match raw {
-        Some(raw) => (raw, "raw"),
-        None => (text, "given"),
+        Some(raw) => (raw, Scored::Raw),
+        None => (text, Scored::Given),
     };
     let metrics = score(case, &prediction)
         .map_err(|e| ServeError::request(format!("case {}: {e}", case.id)))?;
-    Ok(json!({
-        "caseId": case.id,
-        "benchmark": case.format.name(),
-        "metrics": metrics,
-        "scored": scored,
-        "prediction": prediction,
-        "reference": case.reference,
-    }))
+    Ok(ScoreResult {
+        case_id: case.id.clone(),
+        benchmark: case.format.name().to_string(),
+        metrics: Metrics::Scores(metrics),
+        scored,
+        prediction,
+        reference: case.reference.clone(),
+        outcome: None,
+    })
 }
 
 /// An EvoCodeBench case: the tests run on the body typed after the cursor's indentation (the
@@ -83,27 +83,26 @@ async fn score_body(
     typed: String,
     raw: Option<String>,
     token: Option<NumberOrString>,
-) -> Result<Value, ServeError> {
+) -> Result<ScoreResult, ServeError> {
     let case = &exec.case;
     let left = " ".repeat(case.indent);
     let (body, scored) = match &raw {
-        Some(raw) => (body_of(&left, raw), "raw"),
-        None => (body_typed(&left, &typed), "given"),
+        Some(raw) => (body_of(&left, raw), Scored::Raw),
+        None => (body_typed(&left, &typed), Scored::Given),
     };
     let title = format!("crossfile: testing {}", case.namespace);
     let tested = run_tests(state, exec, body.clone(), &title, token).await?;
-    let outcome = outcome_json(&tested);
     let metrics = one_body_metrics(&tested.outcome, tested.recall);
     let reference = case.reference_body(&exec.repos).unwrap_or_default();
-    Ok(json!({
-        "caseId": case.namespace,
-        "benchmark": "evocodebench",
-        "metrics": metrics,
-        "outcome": outcome,
-        "scored": scored,
-        "prediction": body,
-        "reference": reference,
-    }))
+    Ok(ScoreResult {
+        case_id: case.namespace.clone(),
+        benchmark: "evocodebench".to_string(),
+        metrics: Metrics::Scores(metrics),
+        scored,
+        prediction: body,
+        reference,
+        outcome: Some(test_outcome(&tested)),
+    })
 }
 
 /// A blank suggestion is answered with no item: a client that got none sends `""`.

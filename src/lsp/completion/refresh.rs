@@ -18,8 +18,8 @@ use std::sync::Arc;
 use tower_lsp::lsp_types::Url;
 
 use super::at_cursor::{self, Cursor};
-use super::last_completion::{LastCompletion, at_most_chars};
-use super::state::{Engine, State};
+use crate::live::{Engine, LastCompletion, at_most_chars};
+use crate::lsp::state::State;
 
 /// The answer a completion gave from the fallback or cut at its budget, to be replaced.
 pub struct Replaced {
@@ -43,35 +43,9 @@ pub fn replace_later(state: &Arc<State>, cursor: Cursor, engine: Engine, replace
             }
         };
         let shown = at_most_chars(done.completion.suggestion.clone(), replaced.limit);
-        let done = Arc::new(done);
-        let kept = state.replace_last(&replaced.uri, |now| {
-            let rest = typed_since(&replaced.last, now, &shown)?;
-            Some(LastCompletion {
-                position: now.position,
-                asked_at: replaced.last.asked_at,
-                case_id: None,
-                shown: rest.to_string(),
-                anchor: now.anchor,
-                done: done.clone(),
-            })
-        });
+        let kept = state
+            .last
+            .replace_along(&replaced.uri, &replaced.last, &shown, Arc::new(done));
         tracing::debug!(uri = %replaced.uri, kept, suggestion = shown, "the answer replaced");
     });
-}
-
-/// What is left of `shown` (asked where `first` was shown) once the user has typed what they
-/// typed along `first` to reach `now`: when `now` is `first` or an answer of typing along
-/// it, and what was typed is a start of `shown` too.
-fn typed_since<'s>(
-    first: &LastCompletion,
-    now: &LastCompletion,
-    shown: &'s str,
-) -> Option<&'s str> {
-    if !Arc::ptr_eq(&first.done, &now.done) {
-        return None;
-    }
-    let typed = first
-        .shown
-        .get(..first.shown.len().checked_sub(now.shown.len())?)?;
-    shown.strip_prefix(typed)
 }

@@ -8,14 +8,14 @@ use std::sync::Arc;
 
 use tower_lsp::lsp_types::MessageType;
 
-use super::error::ServeError;
-use super::ext::{CaseRow, ListCasesParams};
-use super::replay_session::{Cases, ExecCases};
-use super::state::State;
+use super::session::{Cases, ExecCases};
 use crate::bench::cases::evocodebench::{is_exec_cases_file, load_exec_cases};
 use crate::bench::layout::evocodebench::Setting;
 use crate::bench::scoring::envs::EnvStore;
 use crate::bench::{CaseFormat, CaseProblem, load_cases};
+use crate::lsp::error::ServeError;
+use crate::lsp::ext::{CaseRow, ListCasesParams};
+use crate::lsp::state::State;
 
 /// The usable cases of a file.
 pub struct Loaded {

@@ -5,7 +5,7 @@
 //! out as `bench run` lays it out ([`crate::bench::layout`]): the same snapshot, query and
 //! completer, so the suggestion and its scores are the same. Anywhere else it is a live one: the
 //! buffer's text (or the disk's) and the folder's index, once it holds every edit made before
-//! but the cursor's own line ([`super::state::Folder::index_at`]).
+//! but the cursor's own line ([`crate::live::Folder::index_at`]).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -13,16 +13,16 @@ use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tower_lsp::lsp_types::{Position, Url};
 
-use super::convert::cursor_in;
-use super::error::ServeError;
-use super::last_completion::Done;
-use super::replay_session::{Replayable, ReplayedCase};
-use super::state::{Engine, Folder, State};
 use crate::bench::layout::completer_for;
 use crate::bench::layout::evocodebench::body_at_cursor;
 use crate::bench::layout::evocodebench::exec_completer;
 use crate::config::Settings;
 use crate::index::Snapshot;
+use crate::live::{Done, Engine, Folder};
+use crate::lsp::convert::cursor_in;
+use crate::lsp::error::ServeError;
+use crate::lsp::replay::session::{Replayable, ReplayedCase};
+use crate::lsp::state::State;
 use crate::retrieve::{Query, RetrieverSpec};
 use crate::workspace;
 

@@ -1,0 +1,75 @@
+// The server's `crossfile.status` as a user reads it: one fact a line, for the status item's
+// tooltip (Markdown) and Crossfile: Show Status (plain text). No vscode import, so it can be
+// unit-tested.
+
+import type { FolderStatus, StatusAnswer } from './protocol';
+
+/** One line of the report; `warn`: something the user may want to act on. */
+export interface Fact {
+  label: string;
+  text: string;
+  warn?: boolean;
+}
+
+function modelFact(s: StatusAnswer): Fact {
+  const m = s.model;
+  const from = m.source === 'path' ? `model.path ${m.file}` : `catalogue${m.name ? ` ${m.name}` : ''}, ${m.file}`;
+  // Any other backend reads at most the file's vocabulary (token budgets), never its weights.
+  const embedded = s.backend.kind === 'embedded';
+  const use = embedded ? '' : ' (its vocabulary only)';
+  let state: string;
+  if (m.downloading) state = `being fetched: ${m.downloading}`;
+  else if (!m.present) state = m.source === 'path' ? 'no such file' : 'not fetched: the server fetches it when it starts or the model changes';
+  else state = m.loaded ? 'loaded' : 'present, not loaded yet';
+  return { label: 'model', text: `${m.label} (${from})${use}: ${state}`, warn: embedded && !m.present && !m.downloading };
+}
+
+function backendFact(s: StatusAnswer): Fact {
+  const b = s.backend;
+  if (b.kind === 'embedded') return { label: 'backend', text: 'embedded (in-process)' };
+  if (!b.endpoint) return { label: 'backend', text: b.kind };
+  const model = b.model ? `, model ${b.model}` : '';
+  return { label: 'backend', text: `${b.kind} at ${b.endpoint}${model}: the workspace's code is sent there`, warn: true };
+}
+
+function folderFact(f: FolderStatus): Fact {
+  let index: string;
+  if (f.index === 'ready') index = `index ready, ${f.files ?? 0} files, ${f.chunks ?? 0} chunks`;
+  else if (f.index === 'failed') index = `index failed: ${f.error ?? 'no reason given'}`;
+  else index = 'index building…';
+  const trust = f.trusted ? 'trusted' : 'not trusted (its crossfile.toml cannot choose endpoints, model files or the cache directory)';
+  return { label: `folder ${f.name}`, text: `${f.root}: ${index}; ${trust}`, warn: f.index === 'failed' };
+}
+
+/** The report's lines, in the order a user checks them. */
+export function statusFacts(s: StatusAnswer): Fact[] {
+  const config = s.userConfig ? `${s.userConfig}${s.userConfigExists ? '' : ' (none there)'}` : 'none';
+  return [
+    { label: 'server', text: `crossfile ${s.version}` },
+    modelFact(s),
+    backendFact(s),
+    { label: 'retriever', text: s.retriever },
+    { label: 'cache', text: s.cacheDir },
+    { label: 'user config', text: config },
+    ...s.folders.map(folderFact),
+  ];
+}
+
+/** `text` with every character Markdown gives a meaning escaped. */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, '\\$&');
+}
+
+/** The report as a Markdown list (the status item's tooltip). */
+export function statusMarkdown(s: StatusAnswer): string {
+  return statusFacts(s)
+    .map((f) => `- ${f.warn ? '⚠ ' : ''}**${escapeMarkdown(f.label)}:** ${escapeMarkdown(f.text)}`)
+    .join('\n');
+}
+
+/** The report as plain text, labels aligned (Crossfile: Show Status). */
+export function statusText(s: StatusAnswer): string {
+  const facts = statusFacts(s);
+  const width = Math.max(...facts.map((f) => f.label.length)) + 1;
+  return facts.map((f) => `${`${f.label}:`.padEnd(width)} ${f.warn ? '! ' : ''}${f.text}`).join('\n') + '\n';
+}

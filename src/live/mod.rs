@@ -1,0 +1,32 @@
+//! Live completion: what the language server does per keystroke, without the protocol. A
+//! workspace [`Folder`] holds its settings, its open buffers and its index, which a task keeps
+//! current with them ([`follow`]); an [`Engine`] is the model every completion shares; each
+//! document keeps its last completion ([`LastCompletions`]), and typing the start of the
+//! suggestion shown is answered from it ([`along`]) without the model.
+//!
+//! `lsp/` maps messages onto this module; nothing here names a protocol type. Positions are kept
+//! as the client gave them ([`Spot`]) and compared, never interpreted: byte offsets come from
+//! the caller.
+
+pub mod along;
+mod error;
+mod folder;
+mod follow;
+mod last;
+
+use std::sync::Arc;
+
+pub use error::LiveError;
+pub use folder::{Folder, IndexState};
+pub use follow::UPDATE_DELAY;
+pub use last::{Done, LastCompletion, LastCompletions, Spot, at_most_chars};
+
+use crate::backend::Backend;
+use crate::tokenize::Tokenizer;
+
+/// The model, loaded once and shared by every completion.
+#[derive(Clone)]
+pub struct Engine {
+    pub backend: Arc<dyn Backend>,
+    pub tokenizer: Arc<dyn Tokenizer>,
+}

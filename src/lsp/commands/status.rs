@@ -1,0 +1,103 @@
+//! `crossfile.retrievers` (the retriever specs this server accepts, with what each needs) and
+//! `crossfile.status` (what it runs with): what the clients show instead of keeping their own
+//! lists and guessing paths.
+
+use crate::backend::BackendKind;
+use crate::complete::model_label;
+use crate::config::{self, Settings};
+use crate::live::IndexState;
+use crate::lsp::ext::{BackendStatus, FolderStatus, ModelStatus, RetrieverInfo, StatusResult};
+use crate::lsp::state::State;
+use crate::retrieve::RETRIEVERS;
+
+/// Every retriever spec form, each available or not under the settings completions use.
+pub fn retrievers(state: &State) -> Vec<RetrieverInfo> {
+    let settings = state.engine_settings();
+    let default = settings.retrieve.retriever.to_string();
+    RETRIEVERS
+        .iter()
+        .map(|form| RetrieverInfo {
+            spec: form.spec.to_string(),
+            summary: form.summary.to_string(),
+            needs: form.needs.name().to_string(),
+            available: form.needs.met_by(&settings.retrieve),
+            upper_bound: form.upper_bound,
+            composite: form.composite,
+            default: form.spec == default,
+        })
+        .collect()
+}
+
+/// The model, backend, cache directory and user config the server resolved, and each folder's
+/// index and trust.
+pub fn status(state: &State) -> StatusResult {
+    let settings = state.engine_settings();
+    let user_config = config::user_config_path();
+    let options = state.options();
+    let folders = state
+        .folders()
+        .iter()
+        .map(|folder| {
+            let settings = folder.settings();
+            let (index, files, chunks, error) = match &*folder.index_state() {
+                IndexState::Building => ("building", None, None, None),
+                IndexState::Ready(index) => {
+                    let snapshot = index.snapshot();
+                    let chunks = snapshot.chunk_count(settings.index.bm25_chunker);
+                    ("ready", Some(snapshot.len()), Some(chunks), None)
+                }
+                IndexState::Failed(why) => ("failed", None, None, Some(why.clone())),
+            };
+            FolderStatus {
+                name: folder.name.clone(),
+                root: folder.root.clone(),
+                index: index.to_string(),
+                files,
+                chunks,
+                error,
+                trusted: config::workspace_trusted(&folder.root, &options).unwrap_or(false),
+            }
+        })
+        .collect();
+    StatusResult {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        model: model_status(state, &settings),
+        backend: backend_status(&settings),
+        cache_dir: settings.index.cache_dir.clone(),
+        user_config_exists: user_config.as_deref().is_some_and(std::path::Path::is_file),
+        user_config,
+        retriever: settings.retrieve.retriever.to_string(),
+        folders,
+    }
+}
+
+fn model_status(state: &State, settings: &Settings) -> ModelStatus {
+    let model = &settings.model;
+    let (source, name, file) = match &model.path {
+        Some(path) => ("path", None, path.clone()),
+        None => (
+            "catalogue",
+            Some(model.named.name.to_string()),
+            crate::model::model_path(&model.named, &settings.index.cache_dir),
+        ),
+    };
+    ModelStatus {
+        label: model_label(settings),
+        source: source.to_string(),
+        name,
+        present: file.is_file(),
+        file,
+        loaded: state.model_loaded(),
+        downloading: state.downloading(),
+    }
+}
+
+fn backend_status(settings: &Settings) -> BackendStatus {
+    let backend = &settings.backend;
+    let remote = !matches!(backend.kind, BackendKind::Embedded | BackendKind::None);
+    BackendStatus {
+        kind: backend.kind.name().to_string(),
+        endpoint: remote.then(|| backend.endpoint.clone()),
+        model: remote.then(|| backend.model.clone()),
+    }
+}
