@@ -129,10 +129,13 @@ fn client(settings: &BackendSettings) -> Result<(HttpClient, bool), BackendError
     Ok((http, repeat_penalty))
 }
 
-fn no_choices(http: &HttpClient, path: &str) -> BackendError {
-    BackendError::Http(HttpError::Malformed {
-        endpoint: http.shown_url(path),
-        message: "the answer has no choices".into(),
+/// An answer's first choice; an answer with none is malformed.
+fn first_choice<T>(choices: Vec<T>, http: &HttpClient, path: &str) -> Result<T, BackendError> {
+    choices.into_iter().next().ok_or_else(|| {
+        BackendError::Http(HttpError::Malformed {
+            endpoint: http.shown_url(path),
+            message: "the answer has no choices".into(),
+        })
     })
 }
 
@@ -185,11 +188,7 @@ impl Backend for OpenAiBackend {
             stream: false,
         };
         let answer: CompletionAnswer = self.http.post_json(PATH, &body, cancel).await?;
-        let choice = answer
-            .choices
-            .into_iter()
-            .next()
-            .ok_or_else(|| no_choices(&self.http, PATH))?;
+        let choice = first_choice(answer.choices, &self.http, PATH)?;
         Ok(generation(
             cut_at_stop(&choice.text, &request.stop),
             answer.usage,
@@ -223,11 +222,7 @@ impl Backend for OpenAiChatBackend {
             stream: false,
         };
         let answer: ChatAnswer = self.http.post_json(PATH, &body, cancel).await?;
-        let choice = answer
-            .choices
-            .into_iter()
-            .next()
-            .ok_or_else(|| no_choices(&self.http, PATH))?;
+        let choice = first_choice(answer.choices, &self.http, PATH)?;
         let content = choice.message.content.unwrap_or_default();
         let text = cut_at_stop(strip_code_fence(&content), &request.stop);
         Ok(generation(text, answer.usage))

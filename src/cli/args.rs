@@ -84,20 +84,8 @@ pub struct ModelFetchArgs {
 
 #[derive(Debug, Args)]
 pub struct CompleteArgs {
-    /// The workspace root.
-    pub root: PathBuf,
-    /// The cursor: FILE:LINE:COL (1-based, COL in characters).
-    #[arg(long, value_name = "FILE:LINE:COL")]
-    pub at: String,
-    /// Retriever spec (default from config, else bm25).
-    #[arg(long, value_name = "SPEC")]
-    pub retriever: Option<String>,
-    /// Number of chunks retrieved.
-    #[arg(long, value_name = "N")]
-    pub top_k: Option<usize>,
-    /// The reference the `oracle` sees (default: the rest of the cursor's line).
-    #[arg(long, value_name = "TEXT")]
-    pub reference: Option<String>,
+    #[command(flatten)]
+    pub cursor: CursorFlags,
     #[command(flatten)]
     pub model: ModelFlags,
     /// Tokens to generate.
@@ -116,11 +104,7 @@ pub struct CompleteArgs {
 impl CompleteArgs {
     pub fn options(&self) -> Options {
         Options {
-            retrieve: Some(RetrieveOptions {
-                retriever: self.retriever.clone(),
-                top_k: self.top_k,
-                ..RetrieveOptions::default()
-            }),
+            retrieve: Some(self.cursor.retrieve_options()),
             backend: Some(self.model.backend_options()),
             model: Some(self.model.model_options()),
             prompt: Some(PromptOptions {
@@ -295,21 +279,8 @@ pub struct IndexArgs {
 
 #[derive(Debug, Args)]
 pub struct RetrieveArgs {
-    /// The workspace root.
-    pub root: PathBuf,
-    /// The cursor: FILE:LINE:COL, FILE relative to ROOT (or absolute inside it), LINE and COL
-    /// 1-based, COL counted in characters.
-    #[arg(long, value_name = "FILE:LINE:COL")]
-    pub at: String,
-    /// Retriever spec (the spec grammar is in docs/backends.md); default from config, else bm25.
-    #[arg(long, value_name = "SPEC")]
-    pub retriever: Option<String>,
-    /// Number of hits.
-    #[arg(long, value_name = "N")]
-    pub top_k: Option<usize>,
-    /// The reference the `oracle` sees (default: the rest of the cursor's line).
-    #[arg(long, value_name = "TEXT")]
-    pub reference: Option<String>,
+    #[command(flatten)]
+    pub cursor: CursorFlags,
     #[command(flatten)]
     pub index: IndexFlags,
     /// Print one JSON object instead of text.
@@ -341,12 +312,39 @@ impl IndexFlags {
 impl RetrieveArgs {
     pub fn options(&self) -> Options {
         Options {
-            retrieve: Some(RetrieveOptions {
-                retriever: self.retriever.clone(),
-                top_k: self.top_k,
-                ..RetrieveOptions::default()
-            }),
+            retrieve: Some(self.cursor.retrieve_options()),
             ..self.index.options()
+        }
+    }
+}
+
+/// Where `retrieve` and `complete` ask, and what retrieves there.
+#[derive(Debug, Args)]
+pub struct CursorFlags {
+    /// The workspace root.
+    pub root: PathBuf,
+    /// The cursor: FILE:LINE:COL, FILE relative to ROOT (or absolute inside it), LINE and COL
+    /// 1-based, COL counted in characters.
+    #[arg(long, value_name = "FILE:LINE:COL")]
+    pub at: String,
+    /// Retriever spec (the spec grammar is in docs/backends.md); default from config, else bm25.
+    #[arg(long, value_name = "SPEC")]
+    pub retriever: Option<String>,
+    /// Chunks retrieved (default from config, else 5).
+    #[arg(long, value_name = "N")]
+    pub top_k: Option<usize>,
+    /// The reference the `oracle` sees (default: the rest of the cursor's line).
+    #[arg(long, value_name = "TEXT")]
+    pub reference: Option<String>,
+}
+
+impl CursorFlags {
+    /// The retriever and hit count asked, as a layer of options.
+    fn retrieve_options(&self) -> RetrieveOptions {
+        RetrieveOptions {
+            retriever: self.retriever.clone(),
+            top_k: self.top_k,
+            ..RetrieveOptions::default()
         }
     }
 }

@@ -2,28 +2,25 @@
 
 use std::sync::Arc;
 
-use anyhow::Context;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use crossfile::complete::{Completer, backend_for, tokenizer_for};
-use crossfile::config::Settings;
-use crossfile::index::Index;
 use crossfile::retrieve;
 
 use super::args::CompleteArgs;
-use super::cursor::{AtCursor, query_at};
-use super::progress::{bytes_bar, index_bar};
+use super::cursor::{AtCursor, Opened, open};
+use super::progress::bytes_bar;
 
 pub fn run(args: &CompleteArgs) -> anyhow::Result<()> {
-    let settings = Settings::load_with(&args.root, args.options())?;
-    let spec = settings.retrieve.retriever.clone();
-    let retriever: Arc<dyn retrieve::Retriever> =
-        Arc::from(retrieve::build(&spec, &settings.retrieve)?);
-    let AtCursor { query, .. } = query_at(&args.root, &args.at, &settings, args.reference.clone())?;
-    let (index, _) = Index::open_or_build(&args.root, &settings.index, &index_bar())
-        .with_context(|| format!("indexing {}", args.root.display()))?;
-
+    let Opened {
+        settings,
+        spec,
+        retriever,
+        at: AtCursor { query, .. },
+        index,
+    } = open(&args.cursor, args.options())?;
+    let retriever: Arc<dyn retrieve::Retriever> = Arc::from(retriever);
     let backend = backend_for(&settings, &bytes_bar("downloading the default model"))?;
     let tokenizer = tokenizer_for(
         &settings,

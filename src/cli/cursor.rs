@@ -2,11 +2,42 @@
 
 use std::path::Path;
 
-use crossfile::config::Settings;
-use crossfile::retrieve::Query;
+use anyhow::Context;
+
+use crossfile::config::{Options, Settings};
+use crossfile::index::Index;
+use crossfile::retrieve::{self, Query, Retriever, RetrieverSpec};
 use crossfile::workspace;
 
-use super::args::parse_at;
+use super::args::{CursorFlags, parse_at};
+use super::progress::index_bar;
+
+/// What `retrieve` and `complete` work from: the workspace's settings with the command line's
+/// `options` on top, the retriever they name, the cursor, and the workspace's index.
+pub struct Opened {
+    pub settings: Settings,
+    pub spec: RetrieverSpec,
+    pub retriever: Box<dyn Retriever>,
+    pub at: AtCursor,
+    pub index: Index,
+}
+
+/// Opens what `flags` point at, with `options` over the workspace's settings.
+pub fn open(flags: &CursorFlags, options: Options) -> anyhow::Result<Opened> {
+    let settings = Settings::load_with(&flags.root, options)?;
+    let spec = settings.retrieve.retriever.clone();
+    let retriever = retrieve::build(&spec, &settings.retrieve)?;
+    let at = query_at(&flags.root, &flags.at, &settings, flags.reference.clone())?;
+    let (index, _) = Index::open_or_build(&flags.root, &settings.index, &index_bar())
+        .with_context(|| format!("indexing {}", flags.root.display()))?;
+    Ok(Opened {
+        settings,
+        spec,
+        retriever,
+        at,
+        index,
+    })
+}
 
 /// A cursor given on the command line, as the engine sees it.
 pub struct AtCursor {

@@ -1,29 +1,24 @@
 //! `crossfile retrieve ROOT --at FILE:LINE:COL`: rank cross-file chunks for a cursor.
 
-use anyhow::Context;
 use serde_json::json;
 
-use crossfile::config::Settings;
-use crossfile::index::Index;
-use crossfile::retrieve;
-
 use super::args::RetrieveArgs;
-use super::cursor::{AtCursor, query_at};
-use super::progress::index_bar;
+use super::cursor::{AtCursor, Opened, open};
 
 pub fn run(args: &RetrieveArgs) -> anyhow::Result<()> {
-    let settings = Settings::load_with(&args.root, args.options())?;
-    let spec = settings.retrieve.retriever.clone();
-    let retriever = retrieve::build(&spec, &settings.retrieve)?;
-    let AtCursor {
-        query,
-        path: rel,
-        line,
-        col,
-    } = query_at(&args.root, &args.at, &settings, args.reference.clone())?;
-
-    let (index, _) = Index::open_or_build(&args.root, &settings.index, &index_bar())
-        .with_context(|| format!("indexing {}", args.root.display()))?;
+    let Opened {
+        settings,
+        spec,
+        retriever,
+        at:
+            AtCursor {
+                query,
+                path: rel,
+                line,
+                col,
+            },
+        index,
+    } = open(&args.cursor, args.options())?;
     let snapshot = index.snapshot();
     let started = std::time::Instant::now();
     let hits = retriever.retrieve(&snapshot, &query, settings.retrieve.top_k)?;

@@ -21,7 +21,10 @@ pub use folder::{Folder, IndexState};
 pub use follow::UPDATE_DELAY;
 pub use last::{Done, LastCompletion, LastCompletions, Spot, at_most_chars};
 
-use crate::backend::Backend;
+use crate::backend::{Backend, BackendError};
+use crate::complete::{backend_for, tokenizer_for};
+use crate::config::Settings;
+use crate::progress::Progress;
 use crate::tokenize::Tokenizer;
 
 /// The model, loaded once and shared by every completion.
@@ -29,4 +32,21 @@ use crate::tokenize::Tokenizer;
 pub struct Engine {
     pub backend: Arc<dyn Backend>,
     pub tokenizer: Arc<dyn Tokenizer>,
+}
+
+impl Engine {
+    /// Loads the backend and the tokenizer `settings` name, on the calling thread (a catalogue
+    /// model is fetched first, reported to `progress`), then gives the heap the load freed back.
+    pub fn load(settings: &Settings, progress: &Progress) -> Result<Engine, BackendError> {
+        let backend = backend_for(settings, progress)?;
+        let tokenizer = tokenizer_for(settings, backend.as_ref(), progress)?;
+        tracing::info!(backend = backend.name(), "model ready");
+        crate::memory::release_free_heap();
+        Ok(Engine { backend, tokenizer })
+    }
+
+    /// Whether an engine loaded with `loaded` serves `settings` (the same model and backend).
+    pub fn serves(loaded: &Settings, settings: &Settings) -> bool {
+        loaded.model == settings.model && loaded.backend == settings.backend
+    }
 }

@@ -1,10 +1,10 @@
-//! The model behind every completion: loaded on first use, with the client shown a fetch's
-//! progress while it comes ([`super::model_download`]), and loaded again when its settings change.
+//! The model behind every completion ([`Engine::load`]): loaded on first use, with the client
+//! shown a fetch's progress as `$/progress` while it comes ([`super::model_download`]), and
+//! loaded again when its settings change.
 
 use super::error::ServeError;
 use super::model_download;
 use super::state::State;
-use crate::complete::{backend_for, tokenizer_for};
 use crate::live::Engine;
 use crate::progress::Progress;
 
@@ -16,8 +16,7 @@ impl State {
         let settings = self.engine_settings();
         let mut slot = self.engine.lock().await;
         if let Some((loaded, engine)) = slot.as_ref()
-            && loaded.model == settings.model
-            && loaded.backend == settings.backend
+            && Engine::serves(loaded, &settings)
         {
             return Ok(engine.clone());
         }
@@ -28,11 +27,7 @@ impl State {
             let progress = Progress::new(move |event| {
                 let _ = events.send(event);
             });
-            let backend = backend_for(&for_load, &progress)?;
-            let tokenizer = tokenizer_for(&for_load, backend.as_ref(), &progress)?;
-            tracing::info!(backend = backend.name(), "model ready");
-            crate::memory::release_free_heap();
-            Ok::<_, ServeError>(Engine { backend, tokenizer })
+            Engine::load(&for_load, &progress)
         });
         let named = settings.model.named;
         if settings.model.path.is_none()

@@ -18,8 +18,9 @@ use std::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 
-use super::{Named, RunPlan, complete_error, with_completion};
+use super::{Named, Pool, RunPlan, complete_error, with_completion};
 use crate::backend::Sampling;
+use crate::bench::BenchError;
 use crate::bench::cases::evocodebench::ExecCase;
 use crate::bench::layout::evocodebench::{Setting, body_of, exec_completer, lay_out_exec};
 use crate::bench::runfile::record::{ExecSample, RUN_FORMAT, RunError, RunRecord};
@@ -44,50 +45,49 @@ pub struct Executed<'a> {
     pub tests: &'a ExecContext<'a>,
 }
 
-/// The case's file in `index` as the setting shows it: the snapshot and the query every
-/// retriever's samples start from, or why there are none.
-pub(super) fn lay_out(
-    case: &ExecCase,
-    index: &Result<Index, String>,
-    plan: &RunPlan<'_>,
-    executed: &Executed<'_>,
-) -> Result<(Arc<Snapshot>, Query), String> {
-    let index = index.as_ref().map_err(Clone::clone)?;
-    let max_file_bytes = plan.index.workspace.max_file_bytes;
-    lay_out_exec(case, &plan.repos, executed.setting, max_file_bytes, index)
-        .map_err(|e| e.to_string())
-}
-
-/// The samples of `case` with one retriever, generated from its layout `laid` and tested: the
-/// pair's record (why there is none when `laid` is an error).
+/// `case` with each retriever of `todo`: laid out once in its repository's `index` as the setting
+/// shows it, then each pair's samples generated and tested and its record written (an error
+/// record for every pair when the case cannot be laid out).
 pub(super) fn replay(
     case: &ExecCase,
-    (name, retriever): &Named,
-    laid: &Result<(Arc<Snapshot>, Query), String>,
-    plan: &RunPlan<'_>,
     executed: &Executed<'_>,
+    todo: &[&Named],
+    index: &Result<Index, String>,
+    plan: &RunPlan<'_>,
     completer: &Completer,
-    runtime: &tokio::runtime::Runtime,
-) -> RunRecord {
-    let (snapshot, query) = match laid {
+    pool: &mut Pool<'_, '_>,
+) -> Result<(), BenchError> {
+    let max_file_bytes = plan.index.workspace.max_file_bytes;
+    let laid = index.as_ref().map_err(Clone::clone).and_then(|index| {
+        lay_out_exec(case, &plan.repos, executed.setting, max_file_bytes, index)
+            .map_err(|e| e.to_string())
+    });
+    let (snapshot, query) = match &laid {
         Ok(laid) => laid,
         Err(message) => {
-            let error = RunError {
-                kind: "case".into(),
-                message: message.clone(),
-            };
-            return base(case, name, None, Some(error));
+            for (name, _) in todo {
+                let error = RunError {
+                    kind: "case".into(),
+                    message: message.clone(),
+                };
+                pool.write(&base(case, name, None, Some(error)))?;
+            }
+            return Ok(());
         }
     };
     let completer = exec_completer(completer, plan.max_new_tokens);
-    let pair = Pair {
-        case,
-        retriever_name: name,
-        retriever,
-        snapshot,
-        query,
-    };
-    pair.run(plan, executed, &completer, runtime)
+    for (name, retriever) in todo {
+        let pair = Pair {
+            case,
+            retriever_name: name,
+            retriever,
+            snapshot,
+            query,
+        };
+        let record = pair.run(plan, executed, &completer, pool.runtime);
+        pool.write(&record)?;
+    }
+    Ok(())
 }
 
 /// One case with one retriever.

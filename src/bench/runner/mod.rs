@@ -143,6 +143,7 @@ pub fn run(
     index_settings.cache_dir = plan.index.cache_dir.join("bench");
     let (sender, results) = mpsc::channel::<RunRecord>();
     let mut pool = Pool {
+        runtime,
         settings: &plan.settings,
         jobs: plan.jobs.max(1),
         in_flight: 0,
@@ -157,16 +158,10 @@ pub fn run(
         for (case, todo) in cases {
             match case {
                 PlanCase::Text(case) => {
-                    text::replay(case, &todo, &index, plan, completer, runtime, &mut pool)?;
+                    text::replay(case, &todo, &index, plan, completer, &mut pool)?;
                 }
                 PlanCase::Executed(case, executed) => {
-                    let laid = executed::lay_out(case, &index, plan, executed);
-                    for named in todo {
-                        let record = executed::replay(
-                            case, named, &laid, plan, executed, completer, runtime,
-                        );
-                        pool.write(&record)?;
-                    }
+                    executed::replay(case, executed, &todo, &index, plan, completer, &mut pool)?;
                 }
             }
         }
@@ -206,8 +201,9 @@ fn repository_index(root: &Path, settings: &IndexSettings) -> Result<Index, Stri
         .map_err(|e| e.to_string())
 }
 
-/// Completions in flight and the writer of finished ones.
+/// Completions in flight, the runtime they run on, and the writer of finished ones.
 struct Pool<'f, 'e> {
+    runtime: &'f tokio::runtime::Runtime,
     settings: &'f Option<RunSettings>,
     jobs: usize,
     in_flight: usize,

@@ -29,7 +29,6 @@ pub(super) fn replay(
     index: &Result<Index, String>,
     plan: &RunPlan<'_>,
     completer: &Completer,
-    runtime: &tokio::runtime::Runtime,
     pool: &mut Pool<'_, '_>,
 ) -> Result<(), BenchError> {
     let uses_right = completer.template().is_fim();
@@ -71,7 +70,7 @@ pub(super) fn replay(
             top_k: plan.top_k,
         };
         let sender = pool.start();
-        runtime.spawn(async move {
+        pool.runtime.spawn(async move {
             let (case, name) = (task.case.clone(), task.retriever_name.clone());
             // A panic in the pipeline becomes this pair's error, not a lost pair.
             let record = tokio::spawn(task.run()).await.unwrap_or_else(|e| {

@@ -239,14 +239,19 @@ pub fn pass_at_ks(per_case: &[CaseOutcomes], ks: &[u64]) -> BTreeMap<String, f64
             .iter()
             .filter_map(|case| pass_at_k(case.n, case.c, k).ok())
             .collect();
-        if !values.is_empty() {
-            out.insert(
-                k.to_string(),
-                values.iter().sum::<f64>() / values.len() as f64,
-            );
-        }
+        insert_mean(&mut out, k, &values);
     }
     out
+}
+
+/// The mean of `values` under `k`'s name, when there are any.
+fn insert_mean(out: &mut BTreeMap<String, f64>, k: u64, values: &[f64]) {
+    if !values.is_empty() {
+        out.insert(
+            k.to_string(),
+            values.iter().sum::<f64>() / values.len() as f64,
+        );
+    }
 }
 
 /// Recall@k for each of `ks` (over all dependencies, or those of `kind`) over the cases with
@@ -273,12 +278,7 @@ pub fn recall_at_ks(
                 best_of_first(&samples, usize::try_from(k).ok()?)
             })
             .collect();
-        if !values.is_empty() {
-            out.insert(
-                k.to_string(),
-                values.iter().sum::<f64>() / values.len() as f64,
-            );
-        }
+        insert_mean(&mut out, k, &values);
     }
     out
 }

@@ -167,114 +167,130 @@ pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
         ..RunAsks::default()
     };
     match args.format {
-        RunFormat::Cases(format) => {
-            args.exec.refuse_for(format)?;
-            let loaded = load_cases(&args.cases, format, settings.index.workspace.max_file_bytes)?;
-            for problem in &loaded.problems {
-                tracing::warn!("skipped: {problem}");
-            }
-            if loaded.cases.is_empty() {
-                anyhow::bail!(
-                    "{}: no case to run ({} records skipped{}); nothing was written to {}",
-                    args.cases.display(),
-                    loaded.problems.len(),
-                    match loaded.problems.first() {
-                        None => ", the file is empty".to_string(),
-                        Some(first) =>
-                            format!(", the first {first}; is --format {} right?", format.name()),
-                    },
-                    args.out.display()
-                );
-            }
-            let cases = selected(&loaded.cases, args);
-            let completer = completer_of(&settings)?;
-            let run = Run {
-                args,
-                settings: &settings,
-                completer: &completer,
-                skipped: loaded.problems.len(),
-            };
-            run.replay(
-                RunCases::Text(&cases),
-                retrievers,
-                asks,
-                "replaying",
-                "indexing included",
-            )
-        }
-        RunFormat::EvoCodeBench => {
-            let exec = &args.exec;
-            let setting = exec.setting.context(
-                "--setting is required for evocodebench: baseline, local_completion or \
-                 local_infilling",
-            )?;
-            anyhow::ensure!(exec.samples >= 1, "--samples must be at least 1");
-            check_ks(&exec.k)?;
-            let sampling = exec.sampling()?;
-            let harness = exec.limits.harness()?;
-            // Where `bench setup-env` made them: the configured cache, whatever `--cache-dir`
-            // says of the indexes.
-            let envs = EnvStore::new(
-                &Settings::load(Path::new("."))?.index.cache_dir,
-                "evocodebench",
-            );
-            let loaded = load_exec_cases(&args.cases)?;
-            for problem in &loaded.problems {
-                tracing::warn!("skipped: {problem}");
-            }
-            anyhow::ensure!(
-                !loaded.cases.is_empty(),
-                "{}: no case to run ({} records skipped); nothing was written to {}",
-                args.cases.display(),
-                loaded.problems.len(),
-                args.out.display()
-            );
-            let cases = selected(&loaded.cases, args);
-            let completer = completer_of(&settings)?;
-            if setting == Setting::LocalInfilling && !completer.template().is_fim() {
-                tracing::warn!(
-                    "local_infilling: the model's template ({}) has no fill-in-the-middle, so \
-                     the code below is not in the prompt (the same prompt as local_completion)",
-                    completer.template().name()
-                );
-            }
-            let cancel = AtomicBool::new(false);
-            let tests = ExecContext {
-                repos: &args.repos,
-                envs: &envs,
-                harness: &harness,
-                jobs: args.jobs.unwrap_or_else(|| default_jobs(&settings)),
-                cancel: &cancel,
-            };
-            let executed = Executed {
-                cases: &cases,
-                setting,
-                samples: exec.samples,
-                sampling,
-                ks: exec.k.clone(),
-                tests: &tests,
-            };
-            let asks = RunAsks {
-                sampling,
-                samples: exec.samples,
-                setting: Some(setting.name().to_string()),
-                ..asks
-            };
-            let run = Run {
-                args,
-                settings: &settings,
-                completer: &completer,
-                skipped: loaded.problems.len(),
-            };
-            run.replay(
-                RunCases::Executed(executed),
-                retrievers,
-                asks,
-                &format!("generating and testing ({setting})"),
-                "generation and tests",
-            )
-        }
+        RunFormat::Cases(format) => run_text(args, format, &settings, retrievers, asks),
+        RunFormat::EvoCodeBench => run_executed(args, &settings, retrievers, asks),
     }
+}
+
+/// `bench run` over line and function cases: each pair completed and scored.
+fn run_text(
+    args: &BenchRunArgs,
+    format: CaseFormat,
+    settings: &Settings,
+    retrievers: Vec<RetrieverSpec>,
+    asks: RunAsks,
+) -> anyhow::Result<()> {
+    args.exec.refuse_for(format)?;
+    let loaded = load_cases(&args.cases, format, settings.index.workspace.max_file_bytes)?;
+    for problem in &loaded.problems {
+        tracing::warn!("skipped: {problem}");
+    }
+    if loaded.cases.is_empty() {
+        anyhow::bail!(
+            "{}: no case to run ({} records skipped{}); nothing was written to {}",
+            args.cases.display(),
+            loaded.problems.len(),
+            match loaded.problems.first() {
+                None => ", the file is empty".to_string(),
+                Some(first) => format!(", the first {first}; is --format {} right?", format.name()),
+            },
+            args.out.display()
+        );
+    }
+    let cases = selected(&loaded.cases, args);
+    let completer = completer_of(settings)?;
+    let run = Run {
+        args,
+        settings,
+        completer: &completer,
+        skipped: loaded.problems.len(),
+    };
+    run.replay(
+        RunCases::Text(&cases),
+        retrievers,
+        asks,
+        "replaying",
+        "indexing included",
+    )
+}
+
+/// `bench run` over EvoCodeBench cases: each pair's samples generated, then tested.
+fn run_executed(
+    args: &BenchRunArgs,
+    settings: &Settings,
+    retrievers: Vec<RetrieverSpec>,
+    asks: RunAsks,
+) -> anyhow::Result<()> {
+    let exec = &args.exec;
+    let setting = exec.setting.context(
+        "--setting is required for evocodebench: baseline, local_completion or \
+                 local_infilling",
+    )?;
+    anyhow::ensure!(exec.samples >= 1, "--samples must be at least 1");
+    check_ks(&exec.k)?;
+    let sampling = exec.sampling()?;
+    let harness = exec.limits.harness()?;
+    // Where `bench setup-env` made them: the configured cache, whatever `--cache-dir`
+    // says of the indexes.
+    let envs = EnvStore::new(
+        &Settings::load(Path::new("."))?.index.cache_dir,
+        "evocodebench",
+    );
+    let loaded = load_exec_cases(&args.cases)?;
+    for problem in &loaded.problems {
+        tracing::warn!("skipped: {problem}");
+    }
+    anyhow::ensure!(
+        !loaded.cases.is_empty(),
+        "{}: no case to run ({} records skipped); nothing was written to {}",
+        args.cases.display(),
+        loaded.problems.len(),
+        args.out.display()
+    );
+    let cases = selected(&loaded.cases, args);
+    let completer = completer_of(settings)?;
+    if setting == Setting::LocalInfilling && !completer.template().is_fim() {
+        tracing::warn!(
+            "local_infilling: the model's template ({}) has no fill-in-the-middle, so \
+                     the code below is not in the prompt (the same prompt as local_completion)",
+            completer.template().name()
+        );
+    }
+    let cancel = AtomicBool::new(false);
+    let tests = ExecContext {
+        repos: &args.repos,
+        envs: &envs,
+        harness: &harness,
+        jobs: args.jobs.unwrap_or_else(|| default_jobs(settings)),
+        cancel: &cancel,
+    };
+    let executed = Executed {
+        cases: &cases,
+        setting,
+        samples: exec.samples,
+        sampling,
+        ks: exec.k.clone(),
+        tests: &tests,
+    };
+    let asks = RunAsks {
+        sampling,
+        samples: exec.samples,
+        setting: Some(setting.name().to_string()),
+        ..asks
+    };
+    let run = Run {
+        args,
+        settings,
+        completer: &completer,
+        skipped: loaded.problems.len(),
+    };
+    run.replay(
+        RunCases::Executed(executed),
+        retrievers,
+        asks,
+        &format!("generating and testing ({setting})"),
+        "generation and tests",
+    )
 }
 
 /// A run about to start: its command line, settings and completer, and the records its cases
