@@ -278,6 +278,15 @@ impl Options {
         Options::from_value(toml::Value::Table(table), source)
     }
 
+    /// An editor's options (`initializationOptions`, `workspace/didChangeConfiguration`: the keys
+    /// of `crossfile.toml` as JSON), checked like a file's; none, or `null`, is no option.
+    pub fn from_client(value: Option<serde_json::Value>) -> Result<Options, ConfigError> {
+        match value {
+            None | Some(serde_json::Value::Null) => Ok(Options::default()),
+            Some(value) => Options::from_value(value, Source::Client),
+        }
+    }
+
     /// Deserializes options from a parsed value (TOML or JSON alike), reporting every unknown key
     /// and the first mistyped value by dotted path, then checks value ranges.
     pub fn from_value<'de, D>(value: D, source: Source) -> Result<Options, ConfigError>

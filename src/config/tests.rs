@@ -75,3 +75,24 @@ fn a_bad_layer_names_its_file_line_and_every_bad_key() {
         "{e}"
     );
 }
+
+#[test]
+fn client_settings_are_checked_by_dotted_path() {
+    assert!(Options::from_client(None).is_ok());
+    assert!(Options::from_client(Some(serde_json::Value::Null)).is_ok());
+    let good = Options::from_client(Some(serde_json::json!({"retrieve": {"top_k": 3}})));
+    assert_eq!(
+        good.ok().and_then(|o| o.retrieve).and_then(|r| r.top_k),
+        Some(3)
+    );
+    let bad = Options::from_client(Some(serde_json::json!({
+        "retrieve": {"top_k": "many", "colour": 1},
+    })));
+    let message = bad.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(message.contains("client settings"), "{message}");
+    assert!(
+        message.contains("retrieve.colour: unknown key"),
+        "{message}"
+    );
+    assert!(message.contains("retrieve.top_k"), "{message}");
+}

@@ -10,10 +10,9 @@ use tower_lsp::lsp_types::{
 };
 
 use super::notify::{show_error, show_ignored};
-use super::settings::{client_options, folder_settings};
 use super::state::State;
 use super::{capabilities, convert, indexing, replay, workspace_sync};
-use crate::config::Settings;
+use crate::config::{Options, Settings};
 use crate::live::Folder;
 
 /// Reads the client's settings and workspace folders and announces the capabilities. A bad
@@ -38,7 +37,7 @@ pub async fn initialize(
         .unwrap_or(false);
     state.watch_registration.store(watch, Ordering::Relaxed);
 
-    match client_options(params.initialization_options) {
+    match Options::from_client(params.initialization_options) {
         Ok(options) => state.set_options(options),
         Err(e) => show_error(state, format!("{e}; the previous settings stay in force")).await,
     }
@@ -66,7 +65,7 @@ pub async fn initialize(
             tracing::warn!(uri = %folder.uri, "skipping a workspace folder that is not a local directory");
             continue;
         };
-        let settings = match folder_settings(&root, &options) {
+        let settings = match Settings::load_reporting(&root, options.clone()) {
             Ok((settings, ignored)) => {
                 show_ignored(state, &ignored).await;
                 settings

@@ -32,7 +32,6 @@ mod protocol;
 mod replay;
 mod server;
 mod service;
-mod settings;
 mod state;
 mod text_sync;
 mod workspace_sync;

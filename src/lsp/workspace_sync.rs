@@ -11,8 +11,8 @@ use tower_lsp::lsp_types::{
 
 use super::indexing;
 use super::notify::{show_error, show_ignored};
-use super::settings::{client_options, folder_settings};
 use super::state::State;
+use crate::config::{Options, Settings};
 
 /// The files the index holds, for the client's file watcher.
 const WATCHED: &str = "**/*.{py,java,ts,tsx,cs}";
@@ -32,7 +32,7 @@ pub async fn did_change_configuration(state: &Arc<State>, params: DidChangeConfi
         }
         other => Some(other),
     };
-    let options = match client_options(value) {
+    let options = match Options::from_client(value) {
         Ok(options) => options,
         Err(e) => {
             show_error(state, format!("{e}; the previous settings stay in force")).await;
@@ -42,7 +42,7 @@ pub async fn did_change_configuration(state: &Arc<State>, params: DidChangeConfi
     state.set_options(options.clone());
     let mut reindex = Vec::new();
     for folder in state.folders() {
-        let settings = match folder_settings(&folder.root, &options) {
+        let settings = match Settings::load_reporting(&folder.root, options.clone()) {
             Ok((settings, ignored)) => {
                 show_ignored(state, &ignored).await;
                 settings

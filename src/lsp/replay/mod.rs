@@ -22,11 +22,11 @@ use crate::bench::layout::evocodebench::exec_view;
 use crate::bench::layout::evocodebench::lay_out_exec;
 use crate::bench::layout::lay_out;
 use crate::bench::{Case, CaseView, Placeable, ReplayCopies, Target};
+use crate::config::Settings;
 use crate::index::{Index, Snapshot};
 use crate::live::Folder;
 use crate::lsp::error::ServeError;
 use crate::lsp::ext::{CaseDetails, CaseRef, ReplayCaseParams, ReplayCaseResult, ReplayedCaseInfo};
-use crate::lsp::settings::folder_settings;
 use crate::lsp::state::State;
 use crate::retrieve::Query;
 use crate::workspace::normalize_newlines;
@@ -378,7 +378,7 @@ async fn replay_folder(
     if let Some(folder) = state.folders().into_iter().find(|f| f.root == root) {
         return Ok(folder);
     }
-    let (settings, ignored) = folder_settings(root, &state.options())?;
+    let (settings, ignored) = Settings::load_reporting(root, state.options())?;
     for key in ignored {
         tracing::warn!("{key}");
     }
