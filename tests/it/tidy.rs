@@ -453,3 +453,49 @@ fn lsp_extensions_doc_is_in_step_with_ext_rs() {
          `lsp/ext.rs hash: {hash}`"
     );
 }
+
+/// Every key an untrusted workspace's `crossfile.toml` may not set (`config/trust.rs`'s
+/// `restrict`: where code and keys go, what is loaded, where crossfile writes) is, where the VS
+/// Code extension contributes it, machine-scoped (a repository's `.vscode/settings.json` cannot
+/// set it) and in `restrictedConfigurations`: the editor's settings cannot redirect code where
+/// the server's own file cannot.
+#[test]
+fn vscode_settings_that_redirect_code_are_machine_scoped_and_restricted() {
+    let trust = std::fs::read_to_string(project().join("src/config/trust.rs")).expect("trust.rs");
+    let code = trust.split("#[cfg(test)]").next().unwrap_or("");
+    // Each `drop("key", …)`, the key possibly on the next line.
+    let keys: Vec<&str> = code
+        .split("drop(")
+        .skip(1)
+        .filter_map(|rest| rest.trim_start().strip_prefix('"'))
+        .filter_map(|rest| rest.split('"').next())
+        .filter(|key| key.contains('.') && !key.starts_with("trust."))
+        .collect();
+    assert!(
+        keys.contains(&"backend.kind") && keys.contains(&"index.cache_dir"),
+        "keys read from trust.rs: {keys:?}"
+    );
+    let package: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(project().join("editors/vscode/package.json")).expect("package"),
+    )
+    .expect("package.json is JSON");
+    let properties = &package["contributes"]["configuration"]["properties"];
+    let restricted = package["capabilities"]["untrustedWorkspaces"]["restrictedConfigurations"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let mut contributed = 0;
+    for key in &keys {
+        let name = format!("crossfile.{key}");
+        let Some(setting) = properties.get(&name) else {
+            continue;
+        };
+        contributed += 1;
+        assert_eq!(setting["scope"], "machine", "{name} must be machine-scoped");
+        assert!(
+            restricted.iter().any(|r| r == &serde_json::json!(name)),
+            "{name} must be in restrictedConfigurations"
+        );
+    }
+    assert!(contributed >= 5, "only {contributed} of {keys:?} are contributed");
+}
