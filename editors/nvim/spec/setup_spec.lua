@@ -9,6 +9,22 @@ describe('setup', function()
     child = nil
   end)
 
+  it('has a help file whose tags build with no error #quick', function()
+    local doc = vim.fs.joinpath(H.plugin, 'doc')
+    local dir = vim.fn.tempname()
+    vim.fn.mkdir(dir, 'p')
+    for name in vim.fs.dir(doc) do
+      if name:match('%.txt$') then vim.uv.fs_copyfile(vim.fs.joinpath(doc, name), vim.fs.joinpath(dir, name)) end
+    end
+    local ok, err = pcall(vim.cmd.helptags, dir)
+    assert.is_true(ok, tostring(err))
+    local tags = table.concat(vim.fn.readfile(vim.fs.joinpath(dir, 'tags')), '\n')
+    for _, tag in ipairs({ 'crossfile-trust', 'crossfile-workspace-trust', 'crossfile-setup' }) do
+      assert.is_truthy(tags:find(tag .. '\t', 1, true), tag .. ' is not in the tags')
+    end
+    vim.fn.delete(dir, 'rf')
+  end)
+
   it('adds no globals #quick', function()
     child = H.nvim()
     local added = child.lua([[
