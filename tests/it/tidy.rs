@@ -497,5 +497,8 @@ fn vscode_settings_that_redirect_code_are_machine_scoped_and_restricted() {
             "{name} must be in restrictedConfigurations"
         );
     }
-    assert!(contributed >= 5, "only {contributed} of {keys:?} are contributed");
+    assert!(
+        contributed >= 5,
+        "only {contributed} of {keys:?} are contributed"
+    );
 }
