@@ -336,6 +336,10 @@ pub struct CursorFlags {
     /// The reference the `oracle` sees (default: the rest of the cursor's line).
     #[arg(long, value_name = "TEXT")]
     pub reference: Option<String>,
+    /// Ask as if the cursor's line ended at the cursor: the rest of the line is left out of the
+    /// query and the prompt (as a benchmark hides its reference, which it stays by default).
+    #[arg(long)]
+    pub cut_line: bool,
 }
 
 impl CursorFlags {

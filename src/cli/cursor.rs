@@ -27,7 +27,13 @@ pub fn open(flags: &CursorFlags, options: Options) -> anyhow::Result<Opened> {
     let settings = Settings::load_with(&flags.root, options)?;
     let spec = settings.retrieve.retriever.clone();
     let retriever = retrieve::build(&spec, &settings.retrieve)?;
-    let at = query_at(&flags.root, &flags.at, &settings, flags.reference.clone())?;
+    let at = query_at(
+        &flags.root,
+        &flags.at,
+        &settings,
+        flags.reference.clone(),
+        flags.cut_line,
+    )?;
     let (index, _) = Index::open_or_build(&flags.root, &settings.index, &index_bar())
         .with_context(|| format!("indexing {}", flags.root.display()))?;
     Ok(Opened {
@@ -50,12 +56,14 @@ pub struct AtCursor {
 }
 
 /// Reads `at` (`FILE:LINE:COL`, FILE relative to `root` or absolute inside it) and builds the
-/// query there; `reference` is what the `oracle` sees.
+/// query there; `reference` is what the `oracle` sees. With `cut_line`, the rest of the cursor's
+/// line is left out of the file (and is the reference unless one is given).
 pub fn query_at(
     root: &Path,
     at: &str,
     settings: &Settings,
     reference: Option<String>,
+    cut_line: bool,
 ) -> anyhow::Result<AtCursor> {
     let (file, line, col) = parse_at(at)?;
     let (abs, rel) = workspace::resolve_in_root(root, &file)?;
@@ -66,7 +74,12 @@ pub fn query_at(
         .ok()
         .and_then(|root| root.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_default();
-    let mut query = Query::new(&rel, &source.text, cursor)?.in_repo(&repo);
+    let (text, reference) = if cut_line {
+        cut_rest_of_line(&source.text, &rel, cursor, reference)?
+    } else {
+        (source.text, reference)
+    };
+    let mut query = Query::new(&rel, &text, cursor)?.in_repo(&repo);
     query.reference = reference;
     Ok(AtCursor {
         query,
@@ -74,4 +87,20 @@ pub fn query_at(
         line,
         col,
     })
+}
+
+/// `text` without what follows `cursor` on its line, and the reference: `reference` when given,
+/// else the text cut.
+fn cut_rest_of_line(
+    text: &str,
+    path: &str,
+    cursor: crossfile::Position,
+    reference: Option<String>,
+) -> anyhow::Result<(String, Option<String>)> {
+    let offset = workspace::offset_of(text, cursor)
+        .with_context(|| format!("{path}: no offset for the cursor {cursor:?}"))?;
+    let end = text[offset..].find('\n').map_or(text.len(), |n| offset + n);
+    let cut = text[offset..end].trim_end_matches('\r');
+    let kept = format!("{}{}", &text[..offset], &text[offset + cut.len()..]);
+    Ok((kept, reference.or_else(|| Some(cut.to_string()))))
 }

@@ -64,10 +64,16 @@ pub fn run() -> ExitCode {
     }
 }
 
-/// Logs at `level` to stderr, or appended to `file` (without colour codes).
+/// Logs at `level` to stderr, or appended to `file` (without colour codes). At the default level,
+/// llama.cpp says only its errors: its load warnings about the GGUF's tokens are noise to a user.
 fn init_logging(level: &str, file: Option<&std::path::Path>) -> anyhow::Result<()> {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("CROSSFILE_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("crossfile={level},warn")));
+    let llama = if level == "warn" { "error" } else { level };
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_env("CROSSFILE_LOG").unwrap_or_else(|_| {
+            tracing_subscriber::EnvFilter::new(format!(
+                "crossfile={level},llama-cpp-2={llama},warn"
+            ))
+        });
     let logs = tracing_subscriber::fmt().with_env_filter(filter);
     let _ = match file {
         Some(path) => {

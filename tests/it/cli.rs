@@ -115,6 +115,62 @@ while running:
     };
     assert_eq!(top(&[]), "pkg/geometry.py");
     assert_eq!(top(&["--reference", "unrelated()"]), "pkg/other.py");
+    // Cut from the query, the rest of the line is still the reference.
+    assert_eq!(top(&["--cut-line"]), "pkg/geometry.py");
+}
+
+#[test]
+fn cut_line_leaves_the_rest_of_the_line_out_of_the_prompt_only() {
+    let ws = Workspace::new(
+        r#"
+//- app.py
+import geometry
+
+def area(shape):
+    return geometry.compute_polygon_area(shape.points)
+
+def perimeter(shape):
+    return geometry.walk(shape.points)
+"#,
+    );
+    let root = ws.root().to_str().expect("utf-8");
+    let prompt = |extra: &[&str]| {
+        let mut args = vec![
+            "complete",
+            root,
+            "--at",
+            "app.py:4:21",
+            "--backend",
+            "none",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let out = crossfile(&args, ws.cache.path());
+        assert!(out.status.success(), "{}", stderr(&out));
+        let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+        doc["prompt"].as_str().expect("a prompt").to_string()
+    };
+    let whole = prompt(&[]);
+    assert!(
+        whole.contains("compute_polygon_area(shape.points)"),
+        "{whole}"
+    );
+    let cut = prompt(&["--cut-line"]);
+    assert!(!cut.contains("compute_polygon_area"), "{cut}");
+    assert!(
+        cut.contains("return geometry."),
+        "the text before the cursor stays: {cut}"
+    );
+    assert!(
+        cut.contains("return geometry.walk(shape.points)"),
+        "the lines after stay: {cut}"
+    );
+    assert!(
+        std::fs::read_to_string(ws.root().join("app.py"))
+            .expect("app.py")
+            .contains("compute_polygon_area(shape.points)"),
+        "the file on disk is untouched"
+    );
 }
 
 #[test]
