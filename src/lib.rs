@@ -28,6 +28,7 @@
 //! ```
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod arena;
 pub mod backend;
 pub mod bench;
 pub mod chunk;

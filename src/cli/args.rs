@@ -193,6 +193,9 @@ pub enum BenchCommand {
     /// What testing a generated body costs: EvoCodeBench's reference bodies through the harness,
     /// one and several at a time, against the benchmark's replay.py in the same run.
     Harness(super::bench::harness::BenchHarnessArgs),
+    /// Rank the arms of an arena votes file: Bradley–Terry strengths with bootstrap intervals,
+    /// win rates, position bias.
+    Arena(super::bench::arena::BenchArenaArgs),
 }
 
 #[derive(Debug, Args)]

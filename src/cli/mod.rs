@@ -49,6 +49,7 @@ pub fn run() -> ExitCode {
         Command::Bench(args::BenchCommand::SetupEnv(args)) => bench::setup_env::run(args),
         Command::Bench(args::BenchCommand::Merge(args)) => bench::merge::run(args),
         Command::Bench(args::BenchCommand::Harness(args)) => bench::harness::run(args),
+        Command::Bench(args::BenchCommand::Arena(args)) => bench::arena::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,6 +1,7 @@
 //! Integration tests: one binary (STYLE.md), one module per concern. Real workspaces, real
 //! indexes on disk, the real binary, the real Python reference.
 
+mod arena;
 mod backends;
 mod bad_input;
 mod bench;

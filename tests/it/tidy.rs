@@ -133,10 +133,10 @@ fn modules_after(text: &str, prefix: &str) -> Vec<String> {
     found
 }
 
-/// Dependencies point one way: engine ← config ← complete ← live / bench ← report / mine ← perf ←
-/// lsp ← cli. A module (its tests and doc links included) imports nothing of a layer above it;
-/// `live` and `bench` are side by side and do not use each other, nor do `report` and `mine`,
-/// nor `perf` and `lsp`.
+/// Dependencies point one way: engine ← config ← complete ← live / bench ← report / mine ←
+/// arena ← perf ← lsp ← cli. A module (its tests and doc links included) imports nothing of a
+/// layer above it; `live` and `bench` are side by side and do not use each other, nor do
+/// `report` and `mine`, nor `arena`, `perf` and `lsp` but `lsp` using `arena`.
 #[test]
 fn layers_import_only_downwards() {
     const ENGINE: &[&str] = &[
@@ -166,22 +166,31 @@ fn layers_import_only_downwards() {
         (
             "config",
             &[
-                "complete", "live", "bench", "report", "mine", "perf", "lsp", "cli",
+                "complete", "live", "bench", "report", "mine", "arena", "perf", "lsp", "cli",
             ],
         ),
         (
             "complete",
-            &["live", "bench", "report", "mine", "perf", "lsp", "cli"],
+            &[
+                "live", "bench", "report", "mine", "arena", "perf", "lsp", "cli",
+            ],
         ),
-        ("live", &["bench", "report", "mine", "perf", "lsp", "cli"]),
-        ("bench", &["live", "report", "mine", "perf", "lsp", "cli"]),
-        ("report", &["live", "mine", "perf", "lsp", "cli"]),
-        ("mine", &["live", "report", "perf", "lsp", "cli"]),
-        ("perf", &["mine", "lsp", "cli"]),
+        (
+            "live",
+            &["bench", "report", "mine", "arena", "perf", "lsp", "cli"],
+        ),
+        (
+            "bench",
+            &["live", "report", "mine", "arena", "perf", "lsp", "cli"],
+        ),
+        ("report", &["live", "mine", "arena", "perf", "lsp", "cli"]),
+        ("mine", &["live", "report", "arena", "perf", "lsp", "cli"]),
+        ("arena", &["mine", "perf", "lsp", "cli"]),
+        ("perf", &["mine", "arena", "lsp", "cli"]),
         ("lsp", &["mine", "perf", "cli"]),
     ];
     const ABOVE_ENGINE: &[&str] = &[
-        "config", "complete", "live", "bench", "report", "mine", "perf", "lsp", "cli",
+        "config", "complete", "live", "bench", "report", "mine", "arena", "perf", "lsp", "cli",
     ];
     let mut problems = Vec::new();
     for (path, text) in sources() {

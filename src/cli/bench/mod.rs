@@ -1,8 +1,10 @@
 //! `crossfile bench …`: one module per subcommand — replaying and scoring benchmark cases (`run`,
 //! `score` with its execution-based side in `executed`, `report`, `compare`, `export`, `merge`),
 //! mining cases (`mine`, `mine_functions`), the test harness and environments (`harness`,
-//! `setup_env`), and the performance benchmarks (`perf`, `model`, `lsp`, `typing`).
+//! `setup_env`), the arena's standings (`arena`), and the performance benchmarks (`perf`,
+//! `model`, `lsp`, `typing`).
 
+pub mod arena;
 pub mod compare;
 pub mod executed;
 pub mod export;
