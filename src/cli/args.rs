@@ -120,7 +120,7 @@ impl CompleteArgs {
 }
 
 /// Which model answers, for every command that generates; they win over `crossfile.toml`.
-#[derive(Debug, Args)]
+#[derive(Clone, Debug, Args)]
 pub struct ModelFlags {
     /// Backend: embedded, openai, openai-chat, ollama, tgi, llamacpp or none.
     #[arg(long, value_name = "NAME")]
@@ -252,7 +252,7 @@ pub struct PerfArgs {
 }
 
 /// Settings any command that indexes accepts; they win over `crossfile.toml`.
-#[derive(Debug, Args)]
+#[derive(Clone, Debug, Args)]
 pub struct IndexFlags {
     /// Where indexes are kept (default: the user's cache dir).
     #[arg(long, value_name = "DIR")]

@@ -1,21 +1,47 @@
 //! `crossfile bench arena VOTES.jsonl [--json]`: the arms of a votes file ranked by
-//! Bradley–Terry strength, with intervals, the win-rate matrix and position bias.
+//! Bradley–Terry strength, with intervals, the win-rate matrix and position bias; and `bench
+//! arena simulate`, which replays cases with the arms (as `bench run`) and casts a reference
+//! voter's votes on them.
 
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use clap::Args;
+use clap::{Args, Subcommand};
 
+use crossfile::arena::simulate::{Voter, simulate};
 use crossfile::arena::standings::{Share, Standings};
-use crossfile::arena::{standings, vote};
+use crossfile::arena::{Vote, standings, vote};
 use crossfile::report::bootstrap::Bootstrap;
 
+use super::super::args::{IndexFlags, ModelFlags};
+use super::executed::HarnessArgs;
+use super::run::{BenchRunArgs, ExecRunArgs, RunFormat};
+
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct BenchArenaArgs {
+    #[command(subcommand)]
+    pub command: Option<ArenaCommand>,
     /// The votes file (JSON lines, as the editors append them; docs/arena.md).
-    pub votes: PathBuf,
+    #[arg(required = true)]
+    pub votes: Option<PathBuf>,
+    #[command(flatten)]
+    pub read: ReadFlags,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ArenaCommand {
+    /// Replay cases with each arm (as `bench run`, into a resumable run file) and cast votes with
+    /// a reference voter that prefers the higher ES (or EM); ties are no choice. Prints the
+    /// ranking of the votes.
+    Simulate(Box<SimulateArgs>),
+}
+
+/// How votes are read into standings.
+#[derive(Debug, Args)]
+pub struct ReadFlags {
     /// Bootstrap resamples of the battles for each interval.
     #[arg(long, value_name = "N", default_value_t = 1000)]
     pub resamples: usize,
@@ -27,27 +53,161 @@ pub struct BenchArenaArgs {
     pub json: bool,
 }
 
+#[derive(Debug, Args)]
+pub struct SimulateArgs {
+    /// The cases' format: cceval or repoeval.
+    #[arg(long, value_name = "FORMAT")]
+    pub format: String,
+    /// The cases file (jsonl).
+    #[arg(long, value_name = "FILE")]
+    pub cases: PathBuf,
+    /// The folder holding each case's repository as DIR/<repository>.
+    #[arg(long, value_name = "DIR")]
+    pub repos: PathBuf,
+    /// Two or more arms: retriever specs, comma-separated.
+    #[arg(long, value_name = "SPEC,SPEC[,…]")]
+    pub arms: String,
+    /// What the reference voter prefers: es (the higher edit similarity) or em.
+    #[arg(long, value_name = "es|em", value_parser = Voter::parse)]
+    pub voter: Voter,
+    /// Battles to cast.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub battles: usize,
+    /// The seed that draws each battle's case, pair and order.
+    #[arg(long = "battle-seed", value_name = "S", default_value_t = 0)]
+    pub battle_seed: u64,
+    /// The votes file to write (replaced).
+    #[arg(long, value_name = "VOTES.jsonl")]
+    pub out: PathBuf,
+    /// The run file the arms' replays go to (resumed when it exists; default: beside --out,
+    /// VOTES.run.jsonl).
+    #[arg(long, value_name = "RUN.jsonl")]
+    pub run: Option<PathBuf>,
+    /// Run only the first N cases of the file.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// Tokens to generate.
+    #[arg(long, value_name = "N")]
+    pub max_new_tokens: Option<u32>,
+    #[command(flatten)]
+    pub model: ModelFlags,
+    #[command(flatten)]
+    pub index: IndexFlags,
+    #[command(flatten)]
+    pub read: ReadFlags,
+}
+
 pub fn run(args: &BenchArenaArgs) -> anyhow::Result<()> {
-    let read = vote::read(&args.votes)?;
+    if let Some(ArenaCommand::Simulate(simulate)) = &args.command {
+        return run_simulate(simulate);
+    }
+    let path = args.votes.as_ref().context("the votes file is required")?;
+    let read = vote::read(path)?;
     for warning in &read.skipped {
         tracing::warn!("{warning}");
     }
+    let skipped = if read.skipped.is_empty() {
+        ""
+    } else {
+        " (every line was skipped)"
+    };
     anyhow::ensure!(
         !read.votes.is_empty(),
-        "{}: no votes to rank{}",
-        args.votes.display(),
-        if read.skipped.is_empty() {
-            ""
-        } else {
-            " (every line was skipped)"
-        }
+        "{}: no votes to rank{skipped}",
+        path.display()
     );
+    print_standings(&read.votes, &args.read)
+}
+
+/// `bench arena simulate`: the arms replayed as `bench run` replays retrievers, then votes.
+fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
+    let arms: Vec<String> = args.arms.split(',').map(|a| a.trim().to_string()).collect();
+    let run_path = args.run.clone().unwrap_or_else(|| {
+        let stem = args.out.file_stem().unwrap_or_default().to_string_lossy();
+        args.out.with_file_name(format!("{stem}.run.jsonl"))
+    });
+    let format = match RunFormat::parse(&args.format).map_err(anyhow::Error::msg)? {
+        RunFormat::EvoCodeBench => {
+            anyhow::bail!("the arena simulates cceval and repoeval cases, not evocodebench")
+        }
+        format => format,
+    };
+    let run_args = BenchRunArgs {
+        format,
+        cases: args.cases.clone(),
+        repos: args.repos.clone(),
+        retriever: arms.join(","),
+        model: args.model.clone(),
+        out: run_path.clone(),
+        jobs: None,
+        limit: args.limit,
+        shard: None,
+        top_k: None,
+        max_new_tokens: args.max_new_tokens,
+        index: args.index.clone(),
+        retry_errors: false,
+        // Unused by line and function cases (`bench run`'s defaults).
+        exec: ExecRunArgs {
+            setting: None,
+            samples: 1,
+            temperature: None,
+            top_p: 1.0,
+            seed: 0,
+            k: vec![1],
+            limits: HarnessArgs {
+                test_timeout: 20.0,
+                memory_gb: 5.0,
+            },
+        },
+        json: false,
+        summary_on_stderr: true,
+    };
+    crossfile::bench::outputs::refuse_overwriting_inputs(&args.out, &[&args.cases, &run_path])?;
+    super::run::run_cmd(&run_args)?;
+    let run = super::report::read_checked(&run_path)?;
+    let (votes, cases) = simulate(
+        &run.records,
+        &arms,
+        args.voter,
+        args.battles,
+        args.battle_seed,
+    )?;
+    write_votes(&args.out, &votes)?;
+    tracing::info!(
+        "{} votes over {cases} cases written to {}",
+        votes.len(),
+        args.out.display()
+    );
+    print_standings(&votes, &args.read)
+}
+
+/// Replaces the file at `path` with `votes`, one line each.
+fn write_votes(path: &std::path::Path, votes: &[Vote]) -> anyhow::Result<()> {
+    let mut text = String::new();
+    for vote in votes {
+        text.push_str(&serde_json::to_string(vote)?);
+        text.push('\n');
+    }
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let mut file = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot write beside {}", path.display()))?;
+    file.write_all(text.as_bytes())?;
+    file.persist(path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+/// Ranks `votes` and prints the standings (`--json` or Markdown).
+fn print_standings(votes: &[Vote], args: &ReadFlags) -> anyhow::Result<()> {
     let bootstrap = Bootstrap {
         resamples: args.resamples,
         seed: args.seed,
         ..Bootstrap::default()
     };
-    let standings = standings(&read.votes, bootstrap);
+    let standings = standings(votes, bootstrap);
     for warning in &standings.warnings {
         tracing::warn!("{warning}");
     }

@@ -38,7 +38,7 @@ pub enum RunFormat {
 }
 
 impl RunFormat {
-    fn parse(name: &str) -> Result<RunFormat, String> {
+    pub fn parse(name: &str) -> Result<RunFormat, String> {
         match name {
             "evocodebench" => Ok(RunFormat::EvoCodeBench),
             _ => CaseFormat::from_name(name)
@@ -97,6 +97,10 @@ pub struct BenchRunArgs {
     /// Print the summary as one JSON object.
     #[arg(long)]
     pub json: bool,
+    /// The closing summary goes to stderr (for commands that run `bench run` as one step and
+    /// keep stdout for their own output).
+    #[arg(skip)]
+    pub summary_on_stderr: bool,
 }
 
 /// `bench run`'s flags for execution-based cases.
@@ -446,11 +450,17 @@ fn drive(
         let summary = tally.summary(skipped, resumed.records.len(), ran, seconds);
         super::super::print_json(&serde_json::to_value(&summary)?)?;
     } else {
-        super::super::print_line(&format!(
+        let summary = format!(
             "{}\n{ran} pairs in {seconds:.1} s ({:.2} pairs/s, {included})",
             tally.table(skipped, resumed.records.len()),
             ran as f64 / seconds
-        ))?;
+        );
+        if args.summary_on_stderr {
+            use std::io::Write;
+            writeln!(std::io::stderr().lock(), "{summary}")?;
+        } else {
+            super::super::print_line(&summary)?;
+        }
     }
     let (errors, pairs) = tally.errors();
     anyhow::ensure!(
