@@ -87,7 +87,7 @@ end
 
 -- What server `c` resolved (`crossfile.status`), or why it cannot say.
 local function report_status(c)
-  local ok, status = pcall(client.execute, c, 'crossfile.status', nil, nil, 5000)
+  local ok, status = pcall(client.execute_sync, c, 'crossfile.status', nil, nil, 5000)
   if not ok or type(status) ~= 'table' then
     health.warn(('server %d did not answer crossfile.status: %s'):format(c.id, tostring(status)))
     return
