@@ -8,7 +8,7 @@ vim.g.loaded_crossfile = true
 vim.api.nvim_create_user_command('Crossfile', function(opts)
   require('crossfile.commands').run(opts)
 end, {
-  nargs = '+',
+  nargs = '*',
   complete = function(lead, line) return require('crossfile.commands').complete(lead, line) end,
   desc = 'crossfile: replay | next | prev | score | compare [SPEC ...] | context | cancel | trust | health',
 })

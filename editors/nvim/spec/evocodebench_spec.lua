@@ -26,6 +26,10 @@ describe('evocodebench replay', function()
       local cursor = vim.api.nvim_win_get_cursor(0)
       local row, col = require('crossfile.position').to_buffer(buf, require('crossfile.replay').current.position)
       vim.api.nvim_buf_set_text(buf, row, col, row, col, { "raise RuntimeError('not the body')" })
+      local progress = {}
+      vim.api.nvim_create_autocmd('User', { pattern = 'CrossfileJob', callback = function(ev)
+        if ev.data.state == 'progress' then progress[#progress + 1] = ev.data.progress end
+      end })
       vim.cmd('Crossfile score')
       local views = require('crossfile.views')
       local view = vim.fn.bufnr('crossfile://tests')
@@ -36,7 +40,7 @@ describe('evocodebench replay', function()
       local notes = {}
       for _, n in ipairs(package.loaded.crossfile_notes) do notes[#notes + 1] = n.msg end
       return { case = case, ghost = ghost, text = text, cursor = cursor, indent = col, shown = shown,
-               waiting = waiting, pending = pending,
+               waiting = waiting, pending = pending, progress = progress,
                visible = view > 0 and vim.fn.bufwinid(view) ~= -1, notes = notes }
     ]], cases, H.bench_repos, H.envs)
     assert.equal(record.namespace, got.case.id)
@@ -49,6 +53,8 @@ describe('evocodebench replay', function()
     -- While the tests ran, the split said so.
     assert.is_true(got.pending)
     assert.matches('waiting for the server', table.concat(got.waiting, '\n'), 1, true)
+    -- The server's progress under the command's own token reached its job (and so its view).
+    assert.matches('^test 1 of %d+: ', got.progress[1] or '')
     -- The tests ran on the typed body: a failure, its test and its output in the tests split.
     local shown = table.concat(got.shown, '\n')
     assert.is_true(got.visible, 'no tests split')

@@ -69,12 +69,17 @@ end
 
 -- In the child: the keystroke log and the hook that times the ghost text.
 local instrument = [[
-  local state = { sent = {}, tick = {}, latency = {}, current = nil }
+  local state = { sent = {}, tick = {}, latency = {}, current = nil, reasons = {} }
   package.loaded.crossfile_latency = state
   vim.api.nvim_create_autocmd('User', {
     pattern = 'CrossfileSuggestion',
     callback = function(ev)
       local k = state.current
+      -- How each answer (or its absence) ended while typing: shown, cancelled, stale buffer, ...
+      if k and ev.data then
+        local reason = ev.data.shown and 'shown' or tostring(ev.data.reason)
+        state.reasons[reason] = (state.reasons[reason] or 0) + 1
+      end
       if not (ev.data and ev.data.shown and k) or state.latency[k] then return end
       -- Shown for the buffer the keystroke left (inline.lua drops answers for older ones).
       if vim.api.nvim_buf_get_changedtick(ev.data.buf) > state.tick[k] then
@@ -163,6 +168,7 @@ describe('latency', function()
         for k = 1, ... do out[k] = package.loaded.crossfile_latency.latency[k] or vim.NIL end
         return out
       ]], #keys)
+      local reasons = child.lua('return package.loaded.crossfile_latency.reasons')
       local all, pauses = {}, {}
       for k, ks in ipairs(keys) do
         local l = latency[k]
@@ -176,6 +182,7 @@ describe('latency', function()
         pause_ms = PAUSE_MS,
         places = #first,
         first_suggestion_ms = first,
+        answers = reasons,
         pauses = summary(pauses),
         all_keystrokes = summary(all),
         latencies_ms = all,

@@ -31,10 +31,10 @@ local function stopped(client)
   return client == nil or M.call(client, 'is_stopped')
 end
 
---- Every running crossfile client, or those attached to `buf`.
-function M.clients(buf)
-  -- Those still starting too (Neovim 0.11 leaves them out unless asked).
-  local clients = vim.lsp.get_clients({ name = M.name, bufnr = buf, _uninitialized = true })
+--- Every running crossfile client, or those attached to `buf`; with `starting`, those still
+--- starting too (Neovim 0.11 leaves them out unless asked).
+function M.clients(buf, starting)
+  local clients = vim.lsp.get_clients({ name = M.name, bufnr = buf, _uninitialized = starting })
   return vim.tbl_filter(function(c) return not stopped(c) end, clients)
 end
 
@@ -142,7 +142,7 @@ function M.start(root, buf)
   local ok, why = M.executable()
   if not ok then return nil, why end
   local cfg = client_config(root)
-  for _, client in ipairs(M.clients()) do
+  for _, client in ipairs(M.clients(nil, true)) do
     if reuse(client, cfg) then
       if buf then vim.lsp.buf_attach_client(buf, client.id) end
       return client
@@ -176,7 +176,7 @@ function M.of_buf(buf)
   local attached = M.for_buf(buf)
   if attached then return attached end
   local root = M.root(buf)
-  for _, c in ipairs(M.clients()) do
+  for _, c in ipairs(M.clients(nil, true)) do
     if root and c.root_dir == root and not c.initialized then return c end
   end
   return nil
@@ -184,7 +184,7 @@ end
 
 --- Any running client (preferring the one of `buf`), else a new one with no workspace folder.
 function M.any(buf)
-  local client = (buf and M.for_buf(buf)) or M.clients()[1]
+  local client = (buf and M.of_buf(buf)) or M.clients(nil, true)[1]
   if client then return client end
   local started, why = M.start(nil, nil)
   if not started then error('crossfile: ' .. why, 0) end

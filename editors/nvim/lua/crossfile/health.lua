@@ -102,7 +102,7 @@ local function report_status(c)
 end
 
 local function check_clients()
-  local clients = client.clients()
+  local clients = client.clients(nil, true)
   if #clients == 0 then
     health.info('no crossfile server is running', {
       ('Open a file of type %s: the server starts for its workspace.'):format(table.concat(config.options.filetypes, ', ')),
