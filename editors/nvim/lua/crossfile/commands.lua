@@ -127,15 +127,16 @@ end
 local function score_command()
   local tested = require('crossfile.replay').tested()
   local job = api().score(function(err, answer, job)
+    local shows = tested and views().waits_for('tests', job)
     if err then
-      if tested then views().render('tests', views().message_text('Crossfile tests', err)) end
+      if shows then views().render('tests', views().message_text('Crossfile tests', err)) end
       return failed(err, job)
     end
     local said = score_said(answer)
     local outcome = answer.outcome
     if type(outcome) ~= 'table' then return say(said) end
     -- An EvoCodeBench case: its tests ran on the body, shown in the tests split.
-    views().render('tests', views().outcome_text(answer))
+    if shows or not tested then views().render('tests', views().outcome_text(answer)) end
     if outcome.passed then return say(('%s · %d test(s) passed'):format(said, #(outcome.tests or {}))) end
     local first = type(outcome.firstFailure) == 'string' and (': ' .. outcome.firstFailure) or ''
     say(('%s · %s%s'):format(said, outcome.status, first))
@@ -151,6 +152,8 @@ local function compare_command(fargs)
   local function run(specs)
     local title = 'Crossfile compare: ' .. table.concat(specs, ' ')
     local job = api().compare(specs, function(err, answer, job)
+      -- A newer compare took the view over: this answer is not shown.
+      if not views().waits_for('compare', job) then return end
       if err then
         views().render('compare', views().message_text(title, job.cancelled and 'cancelled' or err))
         return failed(err, job)
@@ -170,6 +173,7 @@ end
 local function context_command()
   local title = 'Crossfile context'
   local job = api().context(function(err, answer, job)
+    if not views().waits_for('context', job) then return end
     if err then
       views().render('context', views().message_text(title, job.cancelled and 'cancelled' or err))
       return failed(err, job)

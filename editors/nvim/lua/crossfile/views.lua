@@ -244,9 +244,12 @@ local function pending_text(title, job)
 end
 
 --- Shows view `name` waiting for `job` (crossfile.jobs'): `title`, the seconds so far and the
---- server's progress, refreshed twice a second; <C-c> in the view cancels the job. The next
---- render() ends the pending state.
+--- server's progress, refreshed twice a second; <C-c> in the view cancels the job, and so does a
+--- newer pending() for the view. The next render() ends the pending state.
 function M.pending(name, title, job)
+  -- A newer command for the view replaces the one it waits for.
+  local older = views[name] and views[name].job
+  if older and older ~= job and not older.done then require('crossfile.jobs').cancel(older) end
   M.render(name, pending_text(title, job))
   local v = views[name]
   v.job = job
@@ -262,6 +265,13 @@ function M.pending(name, title, job)
     vim.bo[v.buf].modified = false
   end))
   return v.buf
+end
+
+--- Whether view `name` waits for `job` (else a newer command took it over, or it has shown an
+--- answer since).
+function M.waits_for(name, job)
+  local v = views[name]
+  return v ~= nil and v.job == job
 end
 
 --- Whether view `name` is waiting for an answer.
