@@ -93,14 +93,6 @@ function M.set_settings(settings)
   settings_changed()
 end
 
--- The callback of an async call made with none: an error is said, a cancel is not.
-local function said(on_done)
-  if on_done then return on_done end
-  return function(err, _, job)
-    if err and not (job and job.cancelled) then vim.notify(err, vim.log.levels.ERROR) end
-  end
-end
-
 -- The synchronous form of async call `start(on_done)`: waits (events processed meanwhile) and
 -- returns its value, or raises its error.
 local function sync(start)
@@ -112,14 +104,23 @@ local function sync(start)
   return box.value
 end
 
+-- Runs async call `start(on_done)`. Without `on_done` (a script's call, as the API was before it
+-- was asynchronous, and as ../shared/checks/nvim_replay.lua calls it) it waits like the *_sync
+-- forms; the editor's own commands always give one.
+local function call(on_done, start)
+  if on_done then return start(on_done) end
+  return sync(start)
+end
+
 --- Replays a case: {cases = FILE, repos = DIR, case = ID or 0-based INDEX, format?, in_place?,
---- setting?, envs?, max_new_tokens?}. Returns at once (the job); `on_done(err, case)` is called
---- once the case's buffer is open; its ghost text follows as soon as the server answers.
-function M.replay(opts, on_done) return replay.replay(opts, said(on_done)) end
+--- setting?, envs?, max_new_tokens?}. With `on_done`, returns at once (the job) and calls
+--- `on_done(err, case)` once the case's buffer is open; its ghost text follows as soon as the
+--- server answers. Without, waits and returns the case (as replay_sync).
+function M.replay(opts, on_done) return call(on_done, function(done) return replay.replay(opts, done) end) end
 
-function M.next(on_done) return replay.next(said(on_done)) end
+function M.next(on_done) return call(on_done, replay.next) end
 
-function M.prev(on_done) return replay.prev(said(on_done)) end
+function M.prev(on_done) return call(on_done, replay.prev) end
 
 --- The synchronous forms, for scripts: they wait for the answer and return the case table.
 function M.replay_sync(opts) return sync(function(done) replay.replay(opts, done) end) end
@@ -174,8 +175,8 @@ function M.complete()
 end
 
 --- The server's score (crossfile.score) of what the replayed case's buffer now holds:
---- `on_done(err, answer)`. Returns the job.
-function M.score(on_done) return replay.score(said(on_done)) end
+--- `on_done(err, answer)`; returns the job (without `on_done`: waits and returns the answer).
+function M.score(on_done) return call(on_done, replay.score) end
 
 function M.score_sync() return sync(replay.score) end
 
@@ -191,27 +192,31 @@ end
 M.compare_default = { 'none', 'bm25', 'bm25-cceval-rg1', 'oracle' }
 
 --- The server's crossfile.compare answer at the cursor for retriever specs `specs` (a list or a
---- string): `on_done(err, answer)`. Returns the job.
+--- string): `on_done(err, answer)`; returns the job (without `on_done`: waits, returns the answer).
 function M.compare(specs, on_done)
   specs = specs or M.compare_default
   if type(specs) == 'string' then specs = vim.split(specs, '[%s,]+', { trimempty = true }) end
   local buf, c = attached()
-  return jobs.run(c, 'crossfile.compare',
-    { uri = vim.uri_from_bufnr(buf), position = cursor_position(buf), retrievers = specs },
-    { buf = buf, label = 'comparing ' .. table.concat(specs, ', '), progress = true }, said(on_done))
+  return call(on_done, function(done)
+    return jobs.run(c, 'crossfile.compare',
+      { uri = vim.uri_from_bufnr(buf), position = cursor_position(buf), retrievers = specs },
+      { buf = buf, label = 'comparing ' .. table.concat(specs, ', '), progress = true }, done)
+  end)
 end
 
-function M.compare_sync(specs) return sync(function(done) M.compare(specs, done) end) end
+function M.compare_sync(specs) return M.compare(specs) end
 
 --- The server's crossfile.context answer for the current buffer (nil before its first
---- completion): `on_done(err, answer)`. Returns the job.
+--- completion): `on_done(err, answer)`; returns the job (without `on_done`: waits, returns it).
 function M.context(on_done)
   local buf, c = attached()
-  return jobs.run(c, 'crossfile.context', { uri = vim.uri_from_bufnr(buf) },
-    { buf = buf, label = 'reading the context' }, said(on_done))
+  return call(on_done, function(done)
+    return jobs.run(c, 'crossfile.context', { uri = vim.uri_from_bufnr(buf) },
+      { buf = buf, label = 'reading the context' }, done)
+  end)
 end
 
-function M.context_sync() return sync(M.context) end
+function M.context_sync() return M.context() end
 
 -- Updates the context view from the last buffer that asked for a completion.
 refresh_context = function()
