@@ -93,6 +93,21 @@ describe('from the server', function()
     assert.is_nil(text:find('ERROR', 1, true), text)
   end)
 
+  it("the statusline adds the server's work under way ($/progress) until it ends #quick", function()
+    local function report(value)
+      return child.lua([[
+        local c = vim.lsp.get_clients({ name = 'crossfile', bufnr = 0 })[1]
+        -- As Neovim's $/progress handler passes a report on.
+        vim.api.nvim_exec_autocmds('LspProgress', { pattern = (...).kind, modeline = false,
+          data = { client_id = c.id, params = { token = 'crossfile/index/spec', value = ... } } })
+        return require('crossfile').status()
+      ]], value)
+    end
+    assert.matches(' · indexing tiny src 40%%$', report({ kind = 'begin', title = 'crossfile: indexing tiny', message = 'src', percentage = 40 }))
+    assert.matches(' · indexing tiny 2 of 2 files 90%%$', report({ kind = 'report', title = 'crossfile: indexing tiny', message = '2 of 2 files', percentage = 90 }))
+    assert.is_nil(report({ kind = 'end', title = 'crossfile: indexing tiny', message = 'done' }):find('indexing', 1, true))
+  end)
+
   it('the statusline names the retriever the server runs with, and follows a settings change #quick', function()
     local model = vim.pesc(vim.fs.basename(H.model))
     local chosen = child.wait_for(10000, [[
