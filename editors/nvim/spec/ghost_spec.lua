@@ -132,12 +132,15 @@ describe('ghost text', function()
   end)
 
   it('shows what the last completion was made from, prompt included', function()
-    local answer = child.lua('return require("crossfile").context()')
+    local answer = child.lua('return require("crossfile").context_sync()')
     assert.is_string(answer.prompt)
     assert.truthy(#answer.prompt > 0)
     assert.is_string(answer.retriever)
     assert.is_table(answer.chunks)
-    child.lua('vim.cmd("CrossfileContext")')
+    child.lua([[
+      vim.cmd('Crossfile context')
+      vim.wait(30000, function() return not require('crossfile.views').is_pending('context') end, 20)
+    ]])
     local view = child.lua([[
       local buf = vim.fn.bufnr('crossfile://context')
       return { lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false), win = vim.fn.bufwinid(buf) }

@@ -85,10 +85,18 @@ end
 
 --- A child Neovim with the plugin on its runtimepath. Methods: lua(code, ...) runs a chunk there
 --- (its `...` are the arguments) and returns its result; input(keys) types keys; wait_for(ms, code,
---- ...) repeats lua(code, ...) until it returns a true value; stop().
-function H.nvim()
-  local ch = vim.fn.jobstart({ vim.v.progpath, '--embed', '--headless', '-u', 'NONE', '-i', 'NONE', '-n' },
-    { rpc = true, env = { CROSSFILE_TEST_CHILD = '1' } })
+--- ...) repeats lua(code, ...) until it returns a true value; stop(). opts.startup: start as a
+--- user's Neovim loads plugins (`-u NORC`, the plugin on 'runtimepath' from `--cmd`) instead of
+--- `-u NONE` and sourcing plugin/crossfile.lua by hand; opts.env: more environment.
+function H.nvim(opts)
+  opts = opts or {}
+  local args = { vim.v.progpath, '--embed', '--headless', '-u', 'NONE', '-i', 'NONE', '-n' }
+  if opts.startup then
+    args = { vim.v.progpath, '--embed', '--headless', '-u', 'NORC', '-i', 'NONE', '-n', '--cmd',
+      'set rtp^=' .. vim.fn.fnameescape(H.plugin) }
+  end
+  local ch = vim.fn.jobstart(args,
+    { rpc = true, env = vim.tbl_extend('force', { CROSSFILE_TEST_CHILD = '1' }, opts.env or {}) })
   assert(ch > 0, 'cannot start a child Neovim')
   local child = { ch = ch }
   function child.lua(code, ...)
@@ -116,7 +124,10 @@ function H.nvim()
     pcall(vim.rpcnotify, ch, 'nvim_command', 'qa!')
     if vim.fn.jobwait({ ch }, 5000)[1] == -1 then vim.fn.jobstop(ch) end
   end
-  child.lua('vim.opt.rtp:prepend(...)', H.plugin)
+  if not opts.startup then
+    -- As Neovim's startup does for a plugin on the runtimepath (-u NONE skips it).
+    child.lua('vim.opt.rtp:prepend(...); vim.cmd.runtime("plugin/crossfile.lua")', H.plugin)
+  end
   return child
 end
 
@@ -134,6 +145,27 @@ function H.setup(child, settings, opts)
     require('crossfile').setup(vim.tbl_extend('force', { cmd = { bin, 'serve' }, settings = settings }, opts or {}))
   ]], H.bin, settings, opts or vim.empty_dict())
 end
+
+--- A workspace of two Python files (app.py uses shapes.py's Box) and a pyproject.toml under H.tmp/`name`, with
+--- `files` (name → lines) added. Returns its root.
+function H.tiny(name, files)
+  local root = vim.fs.joinpath(H.tmp, name)
+  vim.fn.mkdir(root, 'p')
+  vim.fn.writefile({ 'from shapes import Box', '', 'def area(box):', '    return box.width * box.height' },
+    vim.fs.joinpath(root, 'app.py'))
+  vim.fn.writefile({ 'class Box:', '    def __init__(self, width, height):', '        self.width = width',
+    '        self.height = height' }, vim.fs.joinpath(root, 'shapes.py'))
+  -- Its own root marker (H.tmp holds the specs' crossfile.toml).
+  vim.fn.writefile({ '[project]', 'name = "' .. name .. '"' }, vim.fs.joinpath(root, 'pyproject.toml'))
+  for file, lines in pairs(files or {}) do vim.fn.writefile(lines, vim.fs.joinpath(root, file)) end
+  return root
+end
+
+--- Code for child.lua: true once a crossfile server is attached to the current buffer and ready.
+H.ready_code = [[
+  local c = vim.lsp.get_clients({ name = 'crossfile', bufnr = 0 })[1]
+  return c ~= nil and c.initialized == true
+]]
 
 --- The crossfile clients of the child's current buffer: { {id, root, initialized}, ... }.
 H.clients_code = [[

@@ -37,7 +37,7 @@ describe('replay', function()
       assert.is_table(run, 'bench run has no record for ' .. id)
       local got = child.lua([[
         local cf = require('crossfile')
-        local case = cf.replay({ cases = select(1, ...), repos = select(2, ...), case = select(3, ...) })
+        local case = cf.replay_sync({ cases = select(1, ...), repos = select(2, ...), case = select(3, ...) })
         local buf = vim.api.nvim_get_current_buf()
         vim.wait(120000, function() return cf.suggestion(buf) ~= nil end, 50)
         local ghost = cf.suggestion(buf)
@@ -46,7 +46,7 @@ describe('replay', function()
         local line_before = vim.api.nvim_buf_get_lines(buf, row - 1, row, false)[1]
         cf.accept()
         local line_after = vim.api.nvim_buf_get_lines(buf, row - 1, row, false)[1]
-        return { case = case, ghost = ghost, before = line_before, after = line_after, score = cf.score(),
+        return { case = case, ghost = ghost, before = line_before, after = line_after, score = cf.score_sync(),
                  status = cf.status() }
       ]], cases, H.bench_repos, id)
       assert.equal(id, got.case.id)
@@ -66,15 +66,15 @@ describe('replay', function()
   it('scores what the user typed instead, and refuses an edited prefix', function()
     local answer = child.lua([[
       local cf = require('crossfile')
-      local case = cf.replay({ cases = select(1, ...), repos = select(2, ...), case = 0 })
+      local case = cf.replay_sync({ cases = select(1, ...), repos = select(2, ...), case = 0 })
       local buf = vim.api.nvim_get_current_buf()
       vim.wait(120000, function() return cf.suggestion(buf) ~= nil end, 50)
       -- Typed at the case's cursor (normal mode keeps the window's cursor on the last character).
       local row, col = require('crossfile.position').to_buffer(buf, require('crossfile.replay').current.position)
       vim.api.nvim_buf_set_text(buf, row, col, row, col, { 'typed_by_hand()' })
-      local typed = cf.score()
+      local typed = cf.score_sync()
       vim.api.nvim_buf_set_text(buf, 0, 0, 0, 0, { '# edited above' })
-      local ok, err = pcall(cf.score)
+      local ok, err = pcall(cf.score_sync)
       return { typed = typed, refused = not ok, err = tostring(err), case = case }
     ]], cases, H.bench_repos)
     assert.equal('given', answer.typed.scored)
@@ -86,8 +86,9 @@ describe('replay', function()
   it('steps to the next and previous case', function()
     local got = child.lua([[
       local cf = require('crossfile')
-      cf.replay({ cases = select(1, ...), repos = select(2, ...), case = 1 })
-      local nxt = cf.next()
+      cf.replay_sync({ cases = select(1, ...), repos = select(2, ...), case = 1 })
+      local nxt = cf.next_sync()
+      -- Without a callback a call waits, as scripts written before the API was asynchronous expect.
       local prev = cf.prev()
       return { nxt = nxt.index, prev = prev.index, name = vim.api.nvim_buf_get_name(0) }
     ]], cases, H.bench_repos)
@@ -100,10 +101,11 @@ describe('replay', function()
     local specs = { 'none', 'bm25', 'bm25-cceval-rg1', 'oracle' }
     local got = child.lua([[
       local cf = require('crossfile')
-      cf.replay({ cases = select(1, ...), repos = select(2, ...), case = 0 })
+      cf.replay_sync({ cases = select(1, ...), repos = select(2, ...), case = 0 })
       cf.dismiss()
-      local answer = cf.compare(select(3, ...))
-      vim.cmd('CrossfileCompare ' .. table.concat(select(3, ...), ' '))
+      local answer = cf.compare_sync(select(3, ...))
+      vim.cmd('Crossfile compare ' .. table.concat(select(3, ...), ' '))
+      vim.wait(300000, function() return not require('crossfile.views').is_pending('compare') end, 50)
       local buf = vim.fn.bufnr('crossfile://compare')
       return { answer = answer, view = vim.api.nvim_buf_get_lines(buf, 0, -1, false) }
     ]], cases, H.bench_repos, specs)
@@ -120,9 +122,10 @@ describe('replay', function()
     end
   end)
 
-  it(':CrossfileReplay asks for what is missing and replays the chosen case', function()
-    local got = child.lua([[
+  it(':Crossfile replay asks for what is missing and replays the chosen case', function()
+    child.lua([[
       local asked = {}
+      package.loaded.crossfile_asked = asked
       local cases, repos = ...
       vim.ui.input = function(opts, on_confirm)
         asked[#asked + 1] = opts.prompt
@@ -132,9 +135,14 @@ describe('replay', function()
         asked[#asked + 1] = opts.prompt .. ': ' .. opts.format_item(items[4])
         on_choice(items[4])
       end
-      vim.cmd('CrossfileReplay')
-      return { asked = asked, case = require('crossfile.replay').current.case }
+      require('crossfile.replay').current = nil
+      vim.cmd('Crossfile replay')
     ]], cases, H.bench_repos)
+    local got = child.wait_for(120000, [[
+      local cur = require('crossfile.replay').current
+      return cur and { asked = package.loaded.crossfile_asked, case = cur.case }
+    ]])
+    assert.is_truthy(got, 'no case replayed within 120 s')
     assert.equal('Cases file: ', got.asked[1])
     assert.equal('Repositories folder: ', got.asked[2])
     assert.matches('^Case to replay: 3  ' .. vim.pesc(ids[4]), got.asked[3])

@@ -1,4 +1,4 @@
--- What the plugin takes from the server instead of its own lists and guesses: :CrossfileCompare's
+-- What the plugin takes from the server instead of its own lists and guesses: :Crossfile compare's
 -- completion (crossfile.retrievers), :checkhealth's model, backend, cache directory and folders
 -- (crossfile.status), the statusline's retriever. Nothing here asks for a completion.
 
@@ -50,29 +50,31 @@ describe('from the server', function()
     return child.lua('return vim.fn.getcompletion(..., "cmdline")', line)
   end
 
-  it(':CrossfileCompare completes nothing while no server runs #quick', function()
-    assert.same({}, completion('CrossfileCompare '))
+  it(':Crossfile compare completes nothing while no server runs #quick', function()
+    assert.same({}, completion('Crossfile compare '))
   end)
 
-  it(':CrossfileCompare completes the specs the server lists #quick', function()
+  it(':Crossfile compare completes the specs the server lists #quick', function()
     child.lua('vim.cmd.edit(...)', vim.fs.joinpath(root, 'app.py'))
     assert.is_truthy(child.wait_for(30000, [[
       local c = vim.lsp.get_clients({ name = 'crossfile', bufnr = 0 })[1]
       return c and c.initialized
     ]]), 'the server did not start')
-    local all = completion('CrossfileCompare ')
+    local all = completion('Crossfile compare ')
     for _, spec in ipairs({ 'none', 'bm25', 'bm25-cceval-rg1', 'jaccard', 'dense', 'oracle', 'dataset', 'mmr:', 'hybrid:' }) do
       assert.is_true(vim.tbl_contains(all, spec), spec .. ' is not in ' .. vim.inspect(all))
     end
     for _, spec in ipairs(all) do assert.is_nil(spec:find('<', 1, true), spec) end
-    assert.same({ 'bm25', 'bm25-cceval', 'bm25-cceval-rg1' }, completion('CrossfileCompare none bm'))
+    assert.same({ 'bm25', 'bm25-cceval', 'bm25-cceval-rg1' }, completion('Crossfile compare none bm'))
+    assert.same({ 'hybrid:bm25+jaccard' }, completion('Crossfile compare hybrid:bm25+j'))
+    -- The deprecated :CrossfileCompare completes the same.
     assert.same({ 'hybrid:bm25+jaccard' }, completion('CrossfileCompare hybrid:bm25+j'))
   end)
 
   it(":checkhealth crossfile shows what the server resolved: model, cache directory, the folder's index #quick", function()
     local ready = child.wait_for(30000, [[
       local c = vim.lsp.get_clients({ name = 'crossfile', bufnr = 0 })[1]
-      local status = require('crossfile.client').execute(c, 'crossfile.status', nil)
+      local status = require('crossfile.client').execute_sync(c, 'crossfile.status', nil)
       return status.folders[1] and status.folders[1].index == 'ready'
     ]])
     assert.is_truthy(ready, 'the index was not ready within 30 s')
@@ -89,6 +91,21 @@ describe('from the server', function()
     assert.matches('cache directory: ' .. vim.pesc(H.settings().index.cache_dir) .. '\n', text)
     assert.matches('OK folder tiny %(' .. vim.pesc(root) .. '%): index ready, 2 files, %d+ chunks; not trusted', text)
     assert.is_nil(text:find('ERROR', 1, true), text)
+  end)
+
+  it("the statusline adds the server's work under way ($/progress) until it ends #quick", function()
+    local function report(value)
+      return child.lua([[
+        local c = vim.lsp.get_clients({ name = 'crossfile', bufnr = 0 })[1]
+        -- As Neovim's $/progress handler passes a report on.
+        vim.api.nvim_exec_autocmds('LspProgress', { pattern = (...).kind, modeline = false,
+          data = { client_id = c.id, params = { token = 'crossfile/index/spec', value = ... } } })
+        return require('crossfile').status()
+      ]], value)
+    end
+    assert.matches(' · indexing tiny src 40%%$', report({ kind = 'begin', title = 'crossfile: indexing tiny', message = 'src', percentage = 40 }))
+    assert.matches(' · indexing tiny 2 of 2 files 90%%$', report({ kind = 'report', title = 'crossfile: indexing tiny', message = '2 of 2 files', percentage = 90 }))
+    assert.is_nil(report({ kind = 'end', title = 'crossfile: indexing tiny', message = 'done' }):find('indexing', 1, true))
   end)
 
   it('the statusline names the retriever the server runs with, and follows a settings change #quick', function()

@@ -5,7 +5,8 @@
 Runs `nvim` (not headless: its TUI) in a pseudo-terminal of 150x40 cells, emulated by pyte, with
 the plugin set up against the real server and the embedded model. It replays the first DEV case,
 waits for the ghost text (the Lua API says when), and saves the screen as nvim-ghost.png; then
-`:CrossfileCompare none bm25` and nvim-compare.png. The screen becomes an HTML page of coloured
+`:Crossfile compare none bm25` (the plugin/ file defines it at startup), waited for, and
+nvim-compare.png. The screen becomes an HTML page of coloured
 cells that Debian's Chromium photographs. Exits non-zero when a step does not happen in time.
 """
 
@@ -58,13 +59,15 @@ vim.o.statusline = " %f  %=%{{v:lua.require'crossfile'.status()}} "
 local function mark(name) local f = assert(io.open({lua_string(marks)} .. '/' .. name, 'w')); f:close() end
 vim.schedule(function()
   local ok, err = pcall(function()
-    cf.replay({{ cases = {lua_string(env['CROSSFILE_BENCH_CASES'])}, repos = {lua_string(env['CROSSFILE_BENCH_REPOS'])}, case = 0 }})
+    cf.replay_sync({{ cases = {lua_string(env['CROSSFILE_BENCH_CASES'])}, repos = {lua_string(env['CROSSFILE_BENCH_REPOS'])}, case = 0 }})
     assert(vim.wait({STEP_SECONDS * 1000}, function() return cf.suggestion(0) ~= nil end, 100), 'no ghost text')
     vim.api.nvim_echo({{ {{ '' }} }}, false, {{}})
     vim.cmd.redraw({{ bang = true }})
     mark('ghost')
     vim.wait(1500)
-    vim.cmd('CrossfileCompare none bm25')
+    vim.cmd('Crossfile compare none bm25')
+    local views = require('crossfile.views')
+    assert(vim.wait({STEP_SECONDS * 1000}, function() return not views.is_pending('compare') end, 100), 'no compare')
     vim.cmd.redraw({{ bang = true }})
     mark('compare')
   end)

@@ -1,5 +1,5 @@
 -- crossfile.client: starts `crossfile serve` per workspace root, attaches buffers, sends settings,
--- and makes requests that wait for their answer with a timeout.
+-- and sends requests without waiting (their answer comes to a callback; `*_sync` forms wait).
 
 local config = require('crossfile.config')
 
@@ -17,6 +17,9 @@ local manual = {}
 local attach_hooks = {}
 --- Per client id: its last `crossfile.status` answer, for statuslines (which must never wait).
 local statuses = {}
+--- Per client id, per progress token: the server's work under way ($/progress: indexing, a
+--- model download), as one line; removed at its end.
+local work = {}
 
 --- Calls method `name` of `client` on Neovim 0.11 (`client:name()`) and 0.10 (`client.name()`).
 function M.call(client, name, ...)
@@ -28,9 +31,10 @@ local function stopped(client)
   return client == nil or M.call(client, 'is_stopped')
 end
 
---- Every running crossfile client, or those attached to `buf`.
-function M.clients(buf)
-  local clients = vim.lsp.get_clients({ name = M.name, bufnr = buf })
+--- Every running crossfile client, or those attached to `buf`; with `starting`, those still
+--- starting too (Neovim 0.11 leaves them out unless asked).
+function M.clients(buf, starting)
+  local clients = vim.lsp.get_clients({ name = M.name, bufnr = buf, _uninitialized = starting })
   return vim.tbl_filter(function(c) return not stopped(c) end, clients)
 end
 
@@ -118,6 +122,7 @@ local function client_config(root)
       vim.schedule(function()
         reports[id] = nil
         statuses[id] = nil
+        work[id] = nil
       end)
     end,
     on_attach = function(client, buf)
@@ -137,7 +142,7 @@ function M.start(root, buf)
   local ok, why = M.executable()
   if not ok then return nil, why end
   local cfg = client_config(root)
-  for _, client in ipairs(M.clients()) do
+  for _, client in ipairs(M.clients(nil, true)) do
     if reuse(client, cfg) then
       if buf then vim.lsp.buf_attach_client(buf, client.id) end
       return client
@@ -165,54 +170,127 @@ function M.attach(buf)
   end
 end
 
+--- The client of `buf`: attached, or started for its workspace root and not ready yet (Neovim
+--- attaches a buffer once its client is initialized; requests wait for that).
+function M.of_buf(buf)
+  local attached = M.for_buf(buf)
+  if attached then return attached end
+  local root = M.root(buf)
+  for _, c in ipairs(M.clients(nil, true)) do
+    if root and c.root_dir == root and not c.initialized then return c end
+  end
+  return nil
+end
+
 --- Any running client (preferring the one of `buf`), else a new one with no workspace folder.
 function M.any(buf)
-  local client = (buf and M.for_buf(buf)) or M.clients()[1]
+  local client = (buf and M.of_buf(buf)) or M.clients(nil, true)[1]
   if client then return client end
   local started, why = M.start(nil, nil)
   if not started then error('crossfile: ' .. why, 0) end
   return started
 end
 
---- Waits until `client` has answered `initialize`; errors if it exits or `timeout_ms` passes.
-function M.wait_ready(client, timeout_ms)
-  timeout_ms = timeout_ms or config.options.timeout_ms
-  local ok = vim.wait(timeout_ms, function() return client.initialized or stopped(client) end, 10)
-  if stopped(client) then
-    error('crossfile: the server exited (see :checkhealth crossfile and the LSP log, :lua vim.cmd.edit(vim.lsp.get_log_path()))', 0)
-  end
-  if not ok then error(('crossfile: the server did not start within %d s'):format(timeout_ms / 1000), 0) end
+local function not_running(label)
+  return ('crossfile: %s: the server exited (see :checkhealth crossfile and the LSP log, '
+    .. ':lua vim.cmd.edit(vim.lsp.get_log_path()))'):format(label)
 end
 
---- Sends `method` and waits for its answer (pending edits of `buf` are sent first). Errors with
---- the server's message, or when no answer comes within `timeout_ms`.
-function M.request(client, method, params, buf, timeout_ms)
+-- The server's error `err` as one message naming `label` (the command or method).
+local function error_message(label, err)
+  local message = type(err) == 'table' and err.message or vim.inspect(err)
+  if not message:find(label, 1, true) then message = label .. ': ' .. message end
+  return 'crossfile: ' .. message
+end
+
+--- Sends `method` to `c` once it has answered `initialize` (pending edits of `buf` go first), and
+--- returns at once. `on_done(err, result)` is called once, on the main loop: `err` is nil or a
+--- message naming the method (the server's own message, the server exiting, no answer within
+--- `timeout_ms`, or "cancelled"). Returns a handle: { label, cancel = function() }; cancel()
+--- sends `$/cancelRequest` for a request already sent and reports "cancelled".
+function M.request(c, method, params, buf, on_done, timeout_ms)
   timeout_ms = timeout_ms or config.options.timeout_ms
-  M.wait_ready(client, timeout_ms)
-  local done, err, result = false, nil, nil
   local label = params and params.command or method
-  local ok, id = M.call(client, 'request', method, params, function(e, r)
-    done, err, result = true, e, r
-  end, buf)
-  if not ok then error(('crossfile: %s: the server is not running'):format(label), 0) end
-  vim.wait(timeout_ms, function() return done or stopped(client) end, 5)
-  if not done then
-    if stopped(client) then error(('crossfile: %s: the server exited'):format(label), 0) end
-    pcall(M.call, client, 'cancel_request', id)
-    error(('crossfile: %s: no answer within %d s'):format(label, timeout_ms / 1000), 0)
+  local handle = { label = label, done = false }
+  local timer = assert(vim.uv.new_timer())
+  local function finish(err, result)
+    if handle.done then return end
+    handle.done = true
+    timer:stop()
+    if not timer:is_closing() then timer:close() end
+    on_done(err, result)
   end
-  if err then
-    local message = err.message or vim.inspect(err)
-    if not message:find(label, 1, true) then message = label .. ': ' .. message end
-    error('crossfile: ' .. message, 0)
+  local function send()
+    local ok, id = M.call(c, 'request', method, params, function(err, result)
+      vim.schedule(function()
+        if err then return finish(error_message(label, err)) end
+        finish(nil, result)
+      end)
+    end, buf)
+    if not ok then return finish(not_running(label)) end
+    handle.id = id
   end
-  return result
+  local started = vim.uv.now()
+  -- Polls every 20 ms until the client is ready, then every 200 ms (the server may exit) until
+  -- the answer; gives up after timeout_ms.
+  timer:start(0, 20, vim.schedule_wrap(function()
+    if handle.done then return end
+    if stopped(c) then return finish(not_running(label)) end
+    if handle.id == nil and c.initialized then
+      send()
+      if not handle.done then
+        timer:set_repeat(200)
+        timer:again()
+      end
+    end
+    if vim.uv.now() - started >= timeout_ms and not handle.done then
+      if handle.id then pcall(M.call, c, 'cancel_request', handle.id) end
+      finish(('crossfile: %s: no answer within %d s'):format(label, timeout_ms / 1000))
+    end
+  end))
+  function handle.cancel()
+    if handle.done then return false end
+    handle.cancelled = true
+    if handle.id then pcall(M.call, c, 'cancel_request', handle.id) end
+    finish(('crossfile: %s: cancelled'):format(label))
+    return true
+  end
+  return handle
 end
 
---- Runs a `workspace/executeCommand` command with one argument and waits for its answer.
-function M.execute(client, command, argument, buf, timeout_ms)
+--- Runs a `workspace/executeCommand` command with one argument without waiting (see
+--- M.request). opts: { buf, timeout_ms, token (a workDoneToken: progress reported under it) }.
+function M.execute(c, command, argument, opts, on_done)
+  opts = opts or {}
+  local params = { command = command, arguments = argument ~= nil and { argument } or {},
+    workDoneToken = opts.token }
+  return M.request(c, 'workspace/executeCommand', params, opts.buf, on_done, opts.timeout_ms)
+end
+
+--- Waits for `handle` (from M.request / M.execute, whose on_done stored `handle.err`,
+--- `handle.result`) for scripts: processes events meanwhile; raises its error.
+local function wait(handle, timeout_ms)
+  vim.wait(timeout_ms + 1000, function() return handle.done end, 5)
+  if not handle.done then handle.cancel() end
+  if handle.err then error(handle.err, 0) end
+  return handle.result
+end
+
+--- The synchronous form, for scripts and checkhealth: sends `method` and waits for its answer
+--- (at most `timeout_ms`), processing events meanwhile. Raises the server's message.
+function M.request_sync(c, method, params, buf, timeout_ms)
+  timeout_ms = timeout_ms or config.options.timeout_ms
+  local handle
+  handle = M.request(c, method, params, buf, function(err, result)
+    handle.err, handle.result = err, result
+  end, timeout_ms)
+  return wait(handle, timeout_ms)
+end
+
+--- Runs a command and waits for its answer (the synchronous form of M.execute).
+function M.execute_sync(c, command, argument, buf, timeout_ms)
   local params = { command = command, arguments = argument ~= nil and { argument } or {} }
-  return M.request(client, 'workspace/executeCommand', params, buf, timeout_ms)
+  return M.request_sync(c, 'workspace/executeCommand', params, buf, timeout_ms)
 end
 
 --- The last `crossfile.status` answer of `client`, or nil before the first.
@@ -241,16 +319,33 @@ function M.send_settings()
   end
 end
 
---- Reports indexing progress ($/progress) in the command line when there is a UI.
+--- What `c`'s server reports it is doing (the oldest work under way), or nil.
+function M.progress_text(c)
+  local texts = c and work[c.id]
+  if not texts then return nil end
+  for _, text in pairs(texts) do return text end
+  return nil
+end
+
+--- Takes the server's progress ($/progress, through LspProgress): kept for the statusline, and
+--- echoed in the command line when there is a UI. The commands' own progress (our tokens) goes
+--- to their views (crossfile.jobs).
 function M.on_progress(ev)
   local client = vim.lsp.get_client_by_id(ev.data.client_id)
-  if not client or client.name ~= M.name or #vim.api.nvim_list_uis() == 0 then return end
-  local value = ev.data.params.value or {}
+  if not client or client.name ~= M.name then return end
+  local params = ev.data.params or {}
+  local value = params.value or {}
   local text = table.concat(vim.tbl_filter(function(s) return s ~= nil and s ~= '' end, {
     value.title, value.message, value.percentage and (value.percentage .. '%') or nil,
   }), ' ')
+  local token = tostring(params.token)
+  if not token:find('^crossfile%-nvim/') then
+    work[client.id] = work[client.id] or {}
+    work[client.id][token] = value.kind ~= 'end' and text:gsub('^crossfile:? *', '') or nil
+  end
   if value.kind == 'end' then text = text .. ' (done)' end
   if not vim.startswith(text, 'crossfile') then text = 'crossfile: ' .. text end
+  if #vim.api.nvim_list_uis() == 0 then return end
   vim.api.nvim_echo({ { text } }, false, {})
 end
 

@@ -13,6 +13,7 @@ M.defaults = {
     'pom.xml', 'build.gradle', '*.csproj', '*.sln' },
   project_settings = '.crossfile.json',
   timeout_ms = 180000,
+  replay = { evocodebench_setting = nil },
 }
 
 --- The options in force (defaults until setup() runs).
@@ -43,6 +44,12 @@ function M.apply(opts)
   check('auto_trigger', merged.auto_trigger, 'boolean')
   check('keymaps', merged.keymaps, 'table')
   check('timeout_ms', merged.timeout_ms, 'number')
+  check('replay', merged.replay, 'table')
+  local setting = merged.replay.evocodebench_setting
+  if setting ~= nil and not vim.tbl_contains({ 'baseline', 'local_completion', 'local_infilling' }, setting) then
+    error(('crossfile: setup: replay.evocodebench_setting must be baseline, local_completion or local_infilling, got %s')
+      :format(vim.inspect(setting)), 0)
+  end
   if merged.trust_workspace ~= nil then check('trust_workspace', merged.trust_workspace, 'boolean') end
   if #merged.cmd == 0 then error('crossfile: setup: cmd is empty', 0) end
   M.options = merged
@@ -62,16 +69,55 @@ function M.wants(ft)
   return ft ~= nil and vim.tbl_contains(M.options.filetypes, ft)
 end
 
---- The project's own settings (`<root>/.crossfile.json`), read only through vim.secure.read, so a
---- repository cannot change the settings before the user trusts the file. They never choose the
---- command: that is setup()'s alone. Returns a table (empty when absent, untrusted or bad).
+--- Per path: what vim.secure.read gave (text, or false), and what it was given for: the file's
+--- stat and the trust database's modification time. Asked again only when either changed.
+local secure_answers = {}
+
+local function trust_db_mtime()
+  local stat = vim.uv.fs_stat(vim.fs.joinpath(vim.fn.stdpath('state'), 'trust'))
+  return stat and (stat.mtime.sec * 1e9 + stat.mtime.nsec) or 0
+end
+
+local function file_key(stat)
+  return ('%d:%d:%d:%d'):format(stat.ino, stat.size, stat.mtime.sec, stat.mtime.nsec)
+end
+
+--- The text of `path` through vim.secure.read, asked once per file per session: again only when
+--- the file changed or the trust database did (`:trust`, `:trust ++deny`). Nil when absent or
+--- not trusted.
+function M.secure_read(path)
+  local stat = vim.uv.fs_stat(path)
+  if not stat then return nil end
+  local key, db = file_key(stat), trust_db_mtime()
+  local known = secure_answers[path]
+  if known and known.key == key and known.db == db then return known.text or nil end
+  local text = vim.secure.read(path)
+  -- The answer may have written the trust database: the answers that were current stay so.
+  local now = trust_db_mtime()
+  for _, a in pairs(secure_answers) do
+    if a.db == db then a.db = now end
+  end
+  secure_answers[path] = { key = key, db = now, text = text or false }
+  return text
+end
+
+--- Forgets every answer (`:Crossfile trust`): the next settings ask again. Returns how many.
+function M.forget_trust()
+  local n = vim.tbl_count(secure_answers)
+  secure_answers = {}
+  return n
+end
+
+--- The project's own settings (`<root>/.crossfile.json`), read only through vim.secure.read (once,
+--- M.secure_read), so a repository cannot change the settings before the user trusts the file.
+--- They never choose the command: that is setup()'s alone. Returns a table (empty when absent,
+--- untrusted or bad).
 function M.project_settings(root)
   local name = M.options.project_settings
   if not root or not name or name == '' then return {} end
-  local path = vim.fs.joinpath(root, name)
-  if not vim.uv.fs_stat(path) then return {} end
-  local text = vim.secure.read(path)
+  local text = M.secure_read(vim.fs.joinpath(root, name))
   if not text then return {} end
+  local path = vim.fs.joinpath(root, name)
   local ok, decoded = pcall(vim.json.decode, text, { luanil = { object = true, array = true } })
   if not ok or type(decoded) ~= 'table' then
     vim.notify(('crossfile: %s is not a JSON object, ignored'):format(path), vim.log.levels.WARN)
@@ -87,8 +133,7 @@ function M.trusts(root)
   local forced = M.options.trust_workspace
   if type(forced) == 'boolean' then return forced end
   if not root then return false end
-  local path = vim.fs.joinpath(root, 'crossfile.toml')
-  return vim.uv.fs_stat(path) ~= nil and vim.secure.read(path) ~= nil
+  return M.secure_read(vim.fs.joinpath(root, 'crossfile.toml')) ~= nil
 end
 
 --- The settings sent for a workspace root: setup()'s `settings`, then the project's file over them,
@@ -96,6 +141,8 @@ end
 function M.settings_for(root)
   local settings = vim.tbl_deep_extend('force', vim.deepcopy(M.options.settings), M.project_settings(root))
   if M.trusts(root) then settings.trust = vim.tbl_extend('force', settings.trust or {}, { workspace = true }) end
+  -- An empty table would go as a JSON array, which the server refuses.
+  if next(settings) == nil then return vim.empty_dict() end
   return settings
 end
 

@@ -87,7 +87,7 @@ end
 
 -- What server `c` resolved (`crossfile.status`), or why it cannot say.
 local function report_status(c)
-  local ok, status = pcall(client.execute, c, 'crossfile.status', nil, nil, 5000)
+  local ok, status = pcall(client.execute_sync, c, 'crossfile.status', nil, nil, 5000)
   if not ok or type(status) ~= 'table' then
     health.warn(('server %d did not answer crossfile.status: %s'):format(c.id, tostring(status)))
     return
@@ -102,7 +102,7 @@ local function report_status(c)
 end
 
 local function check_clients()
-  local clients = client.clients()
+  local clients = client.clients(nil, true)
   if #clients == 0 then
     health.info('no crossfile server is running', {
       ('Open a file of type %s: the server starts for its workspace.'):format(table.concat(config.options.filetypes, ', ')),

@@ -1,9 +1,11 @@
 -- crossfile: the Neovim client of `crossfile serve`: setup() and the public Lua API (:help crossfile).
+-- The calls that ask the server return at once and answer a callback; `*_sync` forms wait.
 
 local client = require('crossfile.client')
 local config = require('crossfile.config')
 local ghost = require('crossfile.ghost')
 local inline = require('crossfile.inline')
+local jobs = require('crossfile.jobs')
 local keymaps = require('crossfile.keymaps')
 local position = require('crossfile.position')
 local replay = require('crossfile.replay')
@@ -12,6 +14,10 @@ local views = require('crossfile.views')
 local M = {}
 
 local set_up = false
+local refresh_context
+
+--- Whether setup() has run.
+function M.is_set_up() return set_up end
 
 client.on_attach(function(_, buf)
   inline.attach(buf)
@@ -55,14 +61,20 @@ function M.setup(opts)
     callback = function(ev) attach_if_wanted(ev.buf) end,
   })
   vim.api.nvim_create_autocmd('LspProgress', { group = group, callback = client.on_progress })
+  vim.api.nvim_create_autocmd('LspProgress', { group = group, callback = jobs.on_progress })
   vim.api.nvim_create_autocmd('User', {
     group = group,
     pattern = 'CrossfileSuggestion',
     callback = function(ev)
-      if ev.data and ev.data.completed and views.visible('context') then M.context({ refresh = true }) end
+      if ev.data and ev.data.completed and views.visible('context') then refresh_context() end
     end,
   })
-  require('crossfile.commands').create()
+  vim.api.nvim_create_autocmd('User', {
+    group = group,
+    pattern = 'CrossfileJob',
+    callback = function() pcall(vim.cmd.redrawstatus) end,
+  })
+  require('crossfile.commands').create_deprecated()
   if set_up then
     settings_changed()
     for _, c in ipairs(client.clients()) do
@@ -81,13 +93,41 @@ function M.set_settings(settings)
   settings_changed()
 end
 
---- Replays a case: {cases = FILE, repos = DIR, case = ID or 0-based INDEX, format?, in_place?}.
---- Returns the case table; its ghost text follows as soon as the server answers.
-function M.replay(opts) return replay.replay(opts) end
+-- The synchronous form of async call `start(on_done)`: waits (events processed meanwhile) and
+-- returns its value, or raises its error.
+local function sync(start)
+  local box = {}
+  start(function(err, value) box.done, box.err, box.value = true, err, value end)
+  vim.wait(config.options.timeout_ms + 5000, function() return box.done end, 5)
+  if not box.done then error('crossfile: no answer in time', 0) end
+  if box.err then error(box.err, 0) end
+  return box.value
+end
 
-function M.next() return replay.next() end
+-- Runs async call `start(on_done)`. Without `on_done` (a script's call, as the API was before it
+-- was asynchronous, and as ../shared/checks/nvim_replay.lua calls it) it waits like the *_sync
+-- forms; the editor's own commands always give one.
+local function call(on_done, start)
+  if on_done then return start(on_done) end
+  return sync(start)
+end
 
-function M.prev() return replay.prev() end
+--- Replays a case: {cases = FILE, repos = DIR, case = ID or 0-based INDEX, format?, in_place?,
+--- setting?, envs?, max_new_tokens?}. With `on_done`, returns at once (the job) and calls
+--- `on_done(err, case)` once the case's buffer is open; its ghost text follows as soon as the
+--- server answers. Without, waits and returns the case (as replay_sync).
+function M.replay(opts, on_done) return call(on_done, function(done) return replay.replay(opts, done) end) end
+
+function M.next(on_done) return call(on_done, replay.next) end
+
+function M.prev(on_done) return call(on_done, replay.prev) end
+
+--- The synchronous forms, for scripts: they wait for the answer and return the case table.
+function M.replay_sync(opts) return sync(function(done) replay.replay(opts, done) end) end
+
+function M.next_sync() return sync(replay.next) end
+
+function M.prev_sync() return sync(replay.prev) end
 
 --- The exact text of the suggestion shown in `buf` (all its lines), or nil.
 function M.suggestion(buf)
@@ -134,40 +174,64 @@ function M.complete()
   return inline.request(buf, { position = cursor_position(buf), normal = true, manual = true })
 end
 
---- The server's score (crossfile.score) of what the replayed case's buffer now holds.
-function M.score() return replay.score() end
+--- The server's score (crossfile.score) of what the replayed case's buffer now holds:
+--- `on_done(err, answer)`; returns the job (without `on_done`: waits and returns the answer).
+function M.score(on_done) return call(on_done, replay.score) end
 
---- The server's crossfile.compare answer at the cursor for retriever specs `specs` (a list).
-function M.compare(specs)
-  specs = specs or { 'none', 'bm25', 'bm25-cceval-rg1', 'oracle' }
+function M.score_sync() return sync(replay.score) end
+
+-- The buffer and server of a request at the cursor; raises when no server is attached.
+local function attached()
+  local buf = vim.api.nvim_get_current_buf()
+  local c = client.of_buf(buf)
+  if not c then error('crossfile: no crossfile server is attached to this buffer', 0) end
+  return buf, c
+end
+
+--- The default retrievers of compare.
+M.compare_default = { 'none', 'bm25', 'bm25-cceval-rg1', 'oracle' }
+
+--- The server's crossfile.compare answer at the cursor for retriever specs `specs` (a list or a
+--- string): `on_done(err, answer)`; returns the job (without `on_done`: waits, returns the answer).
+function M.compare(specs, on_done)
+  specs = specs or M.compare_default
   if type(specs) == 'string' then specs = vim.split(specs, '[%s,]+', { trimempty = true }) end
-  local buf = vim.api.nvim_get_current_buf()
-  local c = client.for_buf(buf)
-  if not c then error('crossfile: no crossfile server is attached to this buffer', 0) end
-  return client.execute(c, 'crossfile.compare',
-    { uri = vim.uri_from_bufnr(buf), position = cursor_position(buf), retrievers = specs }, buf)
+  local buf, c = attached()
+  return call(on_done, function(done)
+    return jobs.run(c, 'crossfile.compare',
+      { uri = vim.uri_from_bufnr(buf), position = cursor_position(buf), retrievers = specs },
+      { buf = buf, label = 'comparing ' .. table.concat(specs, ', '), progress = true }, done)
+  end)
 end
 
---- The server's crossfile.context answer for the current buffer (nil before its first completion).
---- With opts.refresh, only updates the context view from the last buffer that asked (no wait).
-function M.context(opts)
-  opts = opts or {}
-  local buf = vim.api.nvim_get_current_buf()
-  if opts.refresh then
-    local last = inline.last and inline.last.buf
-    local c = last and vim.api.nvim_buf_is_valid(last) and client.for_buf(last)
-    if not c then return nil end
-    client.call(c, 'request', 'workspace/executeCommand',
-      { command = 'crossfile.context', arguments = { { uri = vim.uri_from_bufnr(last) } } },
-      function(err, result)
-        if not err and views.visible('context') then views.render('context', views.context_text(result), false) end
-      end, last)
-    return nil
-  end
-  local c = client.for_buf(buf)
-  if not c then error('crossfile: no crossfile server is attached to this buffer', 0) end
-  return client.execute(c, 'crossfile.context', { uri = vim.uri_from_bufnr(buf) }, buf)
+function M.compare_sync(specs) return M.compare(specs) end
+
+--- The server's crossfile.context answer for the current buffer (nil before its first
+--- completion): `on_done(err, answer)`; returns the job (without `on_done`: waits, returns it).
+function M.context(on_done)
+  local buf, c = attached()
+  return call(on_done, function(done)
+    return jobs.run(c, 'crossfile.context', { uri = vim.uri_from_bufnr(buf) },
+      { buf = buf, label = 'reading the context' }, done)
+  end)
 end
+
+function M.context_sync() return M.context() end
+
+-- Updates the context view from the last buffer that asked for a completion.
+refresh_context = function()
+  local last = inline.last and inline.last.buf
+  local c = last and vim.api.nvim_buf_is_valid(last) and client.for_buf(last)
+  if not c then return end
+  client.execute(c, 'crossfile.context', { uri = vim.uri_from_bufnr(last) }, { buf = last }, function(err, result)
+    if not err and views.visible('context') and not views.is_pending('context') then
+      views.render('context', views.context_text(result), false)
+    end
+  end)
+end
+
+--- Cancels every command waiting for the server ($/cancelRequest); returns how many.
+function M.cancel() return jobs.cancel() end
 
 --- A short status for a statusline: `crossfile · <model> · <retriever> · <latency> ms · case 3/30 ·
 --- ES 71.4`, or ''. The model and retriever are what made the buffer's last suggestion, else what
@@ -176,7 +240,8 @@ end
 function M.status()
   local buf = vim.api.nvim_get_current_buf()
   local c = client.for_buf(buf)
-  if not c then return '' end
+  local waiting = jobs.status()
+  if not c then return waiting and ('crossfile · ' .. waiting) or '' end
   local parts = { 'crossfile' }
   local made_by = inline.made_by[buf] or {}
   local server = client.last_status(c) or {}
@@ -192,6 +257,9 @@ function M.status()
     local es = cur.score and vim.tbl_get(cur.score, 'metrics', 'es')
     if es then parts[#parts + 1] = ('ES %.1f'):format(es) end
   end
+  local work = client.progress_text(c)
+  if work then parts[#parts + 1] = work end
+  if waiting then parts[#parts + 1] = waiting end
   return table.concat(parts, ' · ')
 end
 

@@ -1,9 +1,11 @@
 -- crossfile.replay: benchmark cases replayed through the server (crossfile.replayCase, nextCase,
--- previousCase, score, listCases): opens the case's buffer at its cursor and asks for a completion.
+-- previousCase, score, listCases), without waiting: when the answer comes, opens the case's buffer
+-- at its cursor and asks for a completion. Each call ends with on_done(err, value).
 
 local client = require('crossfile.client')
 local config = require('crossfile.config')
 local inline = require('crossfile.inline')
+local jobs = require('crossfile.jobs')
 local keymaps = require('crossfile.keymaps')
 local position = require('crossfile.position')
 
@@ -26,7 +28,7 @@ end
 
 local function need_current()
   local cur = M.current
-  if not cur then error('crossfile: no case is being replayed: replay one first (:CrossfileReplay)', 0) end
+  if not cur then error('crossfile: no case is being replayed: replay one first (:Crossfile replay)', 0) end
   local c = vim.lsp.get_client_by_id(cur.client_id)
   if not c or client.call(c, 'is_stopped') then error('crossfile: the server that replayed the case has exited', 0) end
   if not vim.api.nvim_buf_is_valid(cur.buf) then error('crossfile: the buffer of the replayed case was closed', 0) end
@@ -62,6 +64,8 @@ local function open(c, answer)
   if vim.bo[buf].filetype == '' then
     vim.bo[buf].filetype = vim.filetype.match({ buf = buf }) or config.filetype(buf) or ''
   end
+  -- Not in a view's split (the answer may come while the user is there).
+  if vim.bo.filetype == 'crossfile' then vim.cmd('wincmd p') end
   vim.api.nvim_win_set_buf(0, buf)
   -- The previous case's copy is put back on disk by the server: its buffer goes.
   if old and old ~= buf and vim.api.nvim_buf_is_valid(old) then
@@ -85,12 +89,24 @@ local function open(c, answer)
   return answer.case
 end
 
+-- on_done(err, value) of a job whose answer `finish(answer)` turns into the value; an error in
+-- `finish` is the job's error.
+local function then_(on_done, finish)
+  return function(err, answer, job)
+    if err then return on_done(err, nil, job) end
+    local ok, value = pcall(finish, answer)
+    if not ok then return on_done(tostring(value), nil, job) end
+    on_done(nil, value, job)
+  end
+end
+
 --- Replays a case: opts.cases (file), opts.repos (folder), opts.case (id, or 0-based index),
 --- opts.format ('cceval' | 'repoeval' | 'evocodebench', optional), opts.in_place (optional);
 --- for EvoCodeBench, opts.setting ('baseline' | 'local_completion' | 'local_infilling'), opts.envs
---- (the environments' folder) and opts.max_new_tokens, all optional. Returns the case table.
-function M.replay(opts)
-  vim.validate({ opts = { opts, 'table' } })
+--- (the environments' folder) and opts.max_new_tokens, all optional. Returns the job at once;
+--- `on_done(err, case)` follows once the case is open.
+function M.replay(opts, on_done)
+  vim.validate({ opts = { opts, 'table' }, on_done = { on_done, 'function' } })
   if type(opts.cases) ~= 'string' or type(opts.repos) ~= 'string' or opts.case == nil then
     error('crossfile: replay needs {cases = FILE, repos = DIR, case = ID or INDEX}', 0)
   end
@@ -105,32 +121,46 @@ function M.replay(opts)
     envs = opts.envs and absolute(opts.envs) or nil,
     maxNewTokens = opts.max_new_tokens,
   }
-  local answer = client.execute(c, 'crossfile.replayCase', argument)
-  M.last_args = { cases = argument.cases, repos = argument.repos }
-  return open(c, answer)
+  return jobs.run(c, 'crossfile.replayCase', argument, { label = 'replaying case ' .. tostring(opts.case) },
+    then_(on_done, function(answer)
+      M.last_args = { cases = argument.cases, repos = argument.repos }
+      return open(c, answer)
+    end))
 end
 
-local function step(command)
+local function step(command, label, on_done)
   local _, c = need_current()
-  return open(c, client.execute(c, command, nil))
+  return jobs.run(c, command, nil, { label = label }, then_(on_done, function(answer) return open(c, answer) end))
 end
 
-function M.next() return step('crossfile.nextCase') end
+function M.next(on_done) return step('crossfile.nextCase', 'replaying the next case', on_done) end
 
-function M.prev() return step('crossfile.previousCase') end
+function M.prev(on_done) return step('crossfile.previousCase', 'replaying the previous case', on_done) end
 
---- The server's score of what the case's buffer now holds at its cursor.
-function M.score()
+--- The server's score of what the case's buffer now holds at its cursor (an EvoCodeBench case's
+--- tests report their progress); `on_done(err, answer)`.
+function M.score(on_done)
   local cur, c = need_current()
-  local answer = client.execute(c, 'crossfile.score', { caseId = cur.case.id, uri = cur.uri }, cur.buf)
-  cur.score = answer
-  return answer
+  return jobs.run(c, 'crossfile.score', { caseId = cur.case.id, uri = cur.uri },
+    { buf = cur.buf, label = 'scoring case ' .. tostring(cur.case.id), progress = true },
+    then_(on_done, function(answer)
+      cur.score = answer
+      return answer
+    end))
 end
 
---- The cases of a cases file, for pickers: { {id, index, language, repository, path, line}, ... }.
-function M.list(cases, format)
+--- The cases of a cases file, for pickers: `on_done(err, { {id, index, language, repository,
+--- path, line}, ... })`.
+function M.list(cases, format, on_done)
   local c = replay_client()
-  return client.execute(c, 'crossfile.listCases', { cases = absolute(cases), format = format })
+  return jobs.run(c, 'crossfile.listCases', { cases = absolute(cases), format = format },
+    { label = 'reading the cases' }, on_done)
+end
+
+--- Whether the case being replayed is an EvoCodeBench one (scored by running its tests).
+function M.tested()
+  local cur = M.current
+  return cur ~= nil and cur.case ~= nil and cur.case.benchmark == 'evocodebench'
 end
 
 --- The case's position when `buf` is the replayed case's and the cursor is where replay put it.

@@ -1,5 +1,6 @@
--- crossfile.views: the scratch splits that show the server's compare and context answers as text.
--- <CR> on a chunk's line opens the chunk's file at its first line.
+-- crossfile.views: the scratch splits that show the server's compare and context answers as text,
+-- and a pending state while the answer is on its way (<C-c> there cancels it). <CR> on a chunk's
+-- line opens the chunk's file at its first line.
 
 local M = {}
 
@@ -11,8 +12,9 @@ vim.api.nvim_set_hl(0, 'CrossfileDelete', { link = 'DiffDelete', default = true 
 vim.api.nvim_set_hl(0, 'CrossfileInsert', { link = 'DiffAdd', default = true })
 vim.api.nvim_set_hl(0, 'CrossfileChunk', { link = 'Directory', default = true })
 
---- Per view name: { buf, links = { [line] = {uri, line} } }.
+--- Per view name: { buf, links = { [line] = {uri, line} }, job?, timer? (while pending) }.
 local views = {}
+local stop_pending
 
 -- A text builder: lines, highlights and chunk links.
 local function builder()
@@ -218,6 +220,74 @@ local function scratch(name)
   return v
 end
 
+-- Ends the pending state of view `v`: its timer and its <C-c>.
+stop_pending = function(v)
+  if v.timer then
+    v.timer:stop()
+    if not v.timer:is_closing() then v.timer:close() end
+    v.timer = nil
+  end
+  if v.job then
+    v.job = nil
+    pcall(vim.keymap.del, 'n', '<C-c>', { buffer = v.buf })
+  end
+end
+
+-- The lines of a view waiting for `job` (from crossfile.jobs).
+local function pending_text(title, job)
+  local b = builder()
+  b.add(title, 'CrossfileTitle')
+  b.add(('  waiting for the server… %d s   (<C-c> or :Crossfile cancel cancels)'):format(
+    math.floor((vim.uv.now() - job.started) / 1000)))
+  if job.progress and job.progress ~= '' then b.add('  ' .. job.progress) end
+  return b
+end
+
+--- Shows view `name` waiting for `job` (crossfile.jobs'): `title`, the seconds so far and the
+--- server's progress, refreshed twice a second; <C-c> in the view cancels the job, and so does a
+--- newer pending() for the view. The next render() ends the pending state.
+function M.pending(name, title, job)
+  -- A newer command for the view replaces the one it waits for.
+  local older = views[name] and views[name].job
+  if older and older ~= job and not older.done then require('crossfile.jobs').cancel(older) end
+  M.render(name, pending_text(title, job))
+  local v = views[name]
+  v.job = job
+  vim.keymap.set('n', '<C-c>', function() require('crossfile.jobs').cancel(job) end,
+    { buffer = v.buf, desc = 'crossfile: cancel the waiting command' })
+  v.timer = assert(vim.uv.new_timer())
+  v.timer:start(500, 500, vim.schedule_wrap(function()
+    if v.job ~= job or not vim.api.nvim_buf_is_valid(v.buf) then return end
+    local b = pending_text(title, job)
+    vim.bo[v.buf].modifiable = true
+    vim.api.nvim_buf_set_lines(v.buf, 0, -1, false, b.lines)
+    vim.bo[v.buf].modifiable = false
+    vim.bo[v.buf].modified = false
+  end))
+  return v.buf
+end
+
+--- Whether view `name` waits for `job` (else a newer command took it over, or it has shown an
+--- answer since).
+function M.waits_for(name, job)
+  local v = views[name]
+  return v ~= nil and v.job == job
+end
+
+--- Whether view `name` is waiting for an answer.
+function M.is_pending(name)
+  local v = views[name]
+  return v ~= nil and v.job ~= nil
+end
+
+--- A one-paragraph text for a view: a title and a message (a cancelled or failed command).
+function M.message_text(title, message)
+  local b = builder()
+  b.add(title, 'CrossfileTitle')
+  b.add('  ' .. message)
+  return b
+end
+
 --- Whether view `name` shows in a window.
 function M.visible(name)
   local v = views[name]
@@ -228,6 +298,7 @@ end
 --- false). Returns the view's buffer.
 function M.render(name, b, show)
   local v = scratch(name)
+  stop_pending(v)
   vim.bo[v.buf].modifiable = true
   vim.api.nvim_buf_set_lines(v.buf, 0, -1, false, b.lines)
   vim.bo[v.buf].modifiable = false
