@@ -18,7 +18,7 @@ pub struct Standings {
     pub battles: usize,
     /// Battles with a choice.
     pub decided: usize,
-    /// Strongest first; arms with no estimate last.
+    /// Strongest first: an arm that never lost first, one that never won last.
     pub arms: Vec<ArmStanding>,
     /// The share of choices that took the suggestion shown first (0.5: no position bias).
     pub first_share: Share,
@@ -131,12 +131,7 @@ pub fn standings(votes: &[Vote], bootstrap: Bootstrap) -> Standings {
             }
         })
         .collect();
-    arms.sort_by(|a, b| match (a.strength, b.strength) {
-        (Some(x), Some(y)) => y.total_cmp(&x),
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => b.wins.cmp(&a.wins),
-    });
+    arms.sort_by(|a, b| rank_key(b).total_cmp(&rank_key(a)));
 
     let decided_votes: Vec<&Vote> = votes.iter().filter(|v| v.choice.is_some()).collect();
     let first: Vec<f64> = decided_votes
@@ -154,6 +149,18 @@ pub fn standings(votes: &[Vote], bootstrap: Bootstrap) -> Standings {
         languages: languages(votes, &names, &pairs),
         bootstrap,
         warnings,
+    }
+}
+
+/// Where an arm ranks: by strength; an arm that never lost above every estimate, one that never
+/// won below all, and one without an estimate for another reason (no decided battle, arms not
+/// connected) below the estimates.
+fn rank_key(arm: &ArmStanding) -> f64 {
+    match (arm.strength, arm.wins, arm.losses) {
+        (Some(s), _, _) => s,
+        (None, w, 0) if w > 0 => f64::INFINITY,
+        (None, 0, l) if l > 0 => f64::NEG_INFINITY,
+        (None, _, _) => f64::MIN,
     }
 }
 
@@ -404,6 +411,6 @@ mod tests {
             "{:?}",
             s.warnings
         );
-        assert_eq!(s.arms.last().map(|a| a.arm.as_str()), Some("oracle"));
+        assert_eq!(s.arms[0].arm, "oracle", "undefeated ranks first");
     }
 }

@@ -279,10 +279,12 @@ impl Options {
     }
 
     /// An editor's options (`initializationOptions`, `workspace/didChangeConfiguration`: the keys
-    /// of `crossfile.toml` as JSON), checked like a file's; none, or `null`, is no option.
+    /// of `crossfile.toml` as JSON), checked like a file's; none, `null` or `[]` is no option.
     pub fn from_client(value: Option<serde_json::Value>) -> Result<Options, ConfigError> {
         match value {
             None | Some(serde_json::Value::Null) => Ok(Options::default()),
+            // An empty Lua table reaches JSON as `[]` (Neovim cannot tell it from a map).
+            Some(serde_json::Value::Array(items)) if items.is_empty() => Ok(Options::default()),
             Some(value) => Options::from_value(value, Source::Client),
         }
     }

@@ -80,6 +80,9 @@ fn a_bad_layer_names_its_file_line_and_every_bad_key() {
 fn client_settings_are_checked_by_dotted_path() {
     assert!(Options::from_client(None).is_ok());
     assert!(Options::from_client(Some(serde_json::Value::Null)).is_ok());
+    // Neovim sends an empty Lua table as `[]`; a non-empty array is still refused.
+    assert!(Options::from_client(Some(serde_json::json!([]))).is_ok());
+    assert!(Options::from_client(Some(serde_json::json!([1]))).is_err());
     let good = Options::from_client(Some(serde_json::json!({"retrieve": {"top_k": 3}})));
     assert_eq!(
         good.ok().and_then(|o| o.retrieve).and_then(|r| r.top_k),

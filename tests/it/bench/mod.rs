@@ -1,7 +1,8 @@
 //! Benchmark replay and its tools through the real binary and library: cases of every benchmark,
-//! `bench run`, scoring against the official scripts, reports, mining, and the performance
-//! harnesses.
+//! `bench run`, scoring against the official scripts, reports, the arena's simulated votes,
+//! mining, and the performance harnesses.
 
+mod arena_simulate;
 mod cceval_records;
 mod cceval_reference;
 mod codereval;
