@@ -11,7 +11,7 @@ import { createClient, locate, showMissing } from './server';
 import { nest, serverKeys } from './settings';
 import { Status } from './status';
 import { statusText } from './statusReport';
-import { ContextView, showCompare } from './views';
+import { CompareView, ContextView } from './views';
 
 let client: LanguageClient | undefined;
 
@@ -43,6 +43,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     .contributes.configuration.properties;
   const status = new Status();
   const contextView = new ContextView();
+  const compareView = new CompareView();
   context.subscriptions.push(status);
 
   const execute = async <T>(command: string, argument?: unknown): Promise<T> => {
@@ -146,7 +147,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
           retrievers: specs,
         }),
     );
-    showCompare(answer);
+    compareView.show(answer);
   });
   // The server's status as text, in its own output channel (made when first shown).
   let statusOutput: vscode.OutputChannel | undefined;
