@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import { DidChangeConfigurationNotification, ExecuteCommandRequest, type LanguageClient, type Middleware } from 'vscode-languageclient/node';
 import type { CompareAnswer, ContextAnswer, RetrieverInfo, StatusAnswer } from './protocol';
+import { InlineRequests } from './inline';
 import { Replay } from './replay';
 import { retrieverItems } from './retrievers';
 import { createClient, locate, showMissing } from './server';
@@ -44,7 +45,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const status = new Status();
   const contextView = new ContextView();
   const compareView = new CompareView();
-  context.subscriptions.push(status);
+  const inline = new InlineRequests();
+  context.subscriptions.push(status, inline);
 
   const execute = async <T>(command: string, argument?: unknown): Promise<T> => {
     if (!client) throw new Error('crossfile: the server is not running (see the setting crossfile.serverPath)');
@@ -98,11 +100,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       vscode.workspace.getConfiguration('editor.inlineSuggest', document).get<boolean>('enabled', true)
         ? undefined
         : next(document, position, ctx, token),
-    provideInlineCompletionItems: async (document, position, ctx, token, next) => {
-      const result = await next(document, position, ctx, token);
-      if (!token.isCancellationRequested) void followLast(document).catch(() => undefined);
-      return result;
-    },
+    // One server request per text and cursor, shared by VS Code's repeated asks; the suggest list
+    // gives way to an answer it would hide (inline.ts).
+    provideInlineCompletionItems: (document, position, ctx, token, next) =>
+      inline.provide(document, position, ctx, token, next, (d) => void followLast(d).catch(() => undefined)),
   };
 
   const register = (id: string, run: () => Promise<unknown>) =>

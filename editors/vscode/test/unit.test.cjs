@@ -1,5 +1,5 @@
 // Unit tests of the extension's pure parts (settings mapping, escaping, the views' HTML, the
-// Compare picker's items, the status report, scores in each benchmark's scale).
+// Compare picker's items, the status report, scores in each benchmark's scale, the suggest list).
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { nest, serverKeys } = require('../dist/unit/settings.js');
@@ -8,6 +8,7 @@ const { compareBody, contextBody } = require('../dist/unit/render.js');
 const { compositePrefix, retrieverItems } = require('../dist/unit/retrievers.js');
 const { escapeMarkdown, statusFacts, statusMarkdown, statusText } = require('../dist/unit/statusReport.js');
 const { benchmarkName, formatMetric, headline, metricsLine } = require('../dist/unit/scores.js');
+const { extendsSelected } = require('../dist/unit/suggestList.js');
 const pkg = require('../package.json');
 
 test('every server setting is contributed under its server key, and only those the user set are sent', () => {
@@ -209,3 +210,19 @@ test('a view page renders its body in a container that a render message replaces
   assert.deepEqual(renderMessage('<p>two</p>'), { type: 'render', body: '<p>two</p>' });
 });
 
+test("a ghost text shows with VS Code's suggest list open only if it extends the selected item", () => {
+  // `        formatter.w|`: the word list selects `write_usage` (replacing `w`, columns 18-19).
+  const line = '        formatter.w';
+  const item = (text, start = 18, end = 19) => ({ start, end, text });
+  assert.equal(extendsSelected(line, 19, item('write_usage'), 'rite_usage(ctx.command_path)'), true);
+  assert.equal(extendsSelected(line, 19, item('write_usage'), 'rite_usage'), true);
+  // Another word selected, or a suggestion shorter than the item: VS Code keeps it hidden.
+  assert.equal(extendsSelected(line, 19, item('while'), 'rite_usage(ctx.command_path)'), false);
+  assert.equal(extendsSelected(line, 19, item('write_usage'), 'rite'), false);
+  // A fuzzy match (`wu` → `write_usage`) replaces what was typed: no insertion at the cursor extends it.
+  assert.equal(extendsSelected('        formatter.wu', 20, item('write_usage', 18, 20), 'sage'), false);
+  // An item ending elsewhere than the cursor, or an empty word: exact prefixes only.
+  assert.equal(extendsSelected(line, 19, item('write_usage', 18, 21), 'rite_usage'), false);
+  assert.equal(extendsSelected('x = ', 4, item('None', 4, 4), 'None'), true);
+  assert.equal(extendsSelected('x = ', 4, item('None', 4, 4), 'True'), false);
+});
