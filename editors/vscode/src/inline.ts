@@ -87,11 +87,15 @@ export class InlineRequests implements vscode.Disposable {
       });
       asked = { key, version: document.version, position, answer, source, closedList: false };
       this.asked.set(uri, asked);
-      // A failed request is not kept: the next ask tries again.
-      const failed = asked;
-      answer.catch(() => {
-        if (this.asked.get(uri) === failed) this.asked.delete(uri);
-      });
+      // A failed request, or one answered with nothing (the client makes a cancelled or failed
+      // request's answer null), is not kept: the next ask tries again.
+      const kept = asked;
+      const drop = () => {
+        if (this.asked.get(uri) === kept) this.asked.delete(uri);
+      };
+      answer.then((a) => {
+        if (!a) drop();
+      }, drop);
     }
     const answer = await unlessCancelled(asked.answer, token);
     const selected = context.selectedCompletionInfo;

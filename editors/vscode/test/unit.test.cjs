@@ -215,14 +215,14 @@ test("a ghost text shows with VS Code's suggest list open only if it extends the
   const line = '        formatter.w';
   const item = (text, start = 18, end = 19) => ({ start, end, text });
   assert.equal(extendsSelected(line, 19, item('write_usage'), 'rite_usage(ctx.command_path)'), true);
-  assert.equal(extendsSelected(line, 19, item('write_usage'), 'rite_usage'), true);
-  // Another word selected, or a suggestion shorter than the item: VS Code keeps it hidden.
+  // Another word selected, a suggestion shorter than the item, or the item itself: nothing shows.
+  assert.equal(extendsSelected(line, 19, item('write_usage'), 'rite_usage'), false);
   assert.equal(extendsSelected(line, 19, item('while'), 'rite_usage(ctx.command_path)'), false);
   assert.equal(extendsSelected(line, 19, item('write_usage'), 'rite'), false);
   // A fuzzy match (`wu` → `write_usage`) replaces what was typed: no insertion at the cursor extends it.
   assert.equal(extendsSelected('        formatter.wu', 20, item('write_usage', 18, 20), 'sage'), false);
   // An item ending elsewhere than the cursor, or an empty word: exact prefixes only.
   assert.equal(extendsSelected(line, 19, item('write_usage', 18, 21), 'rite_usage'), false);
-  assert.equal(extendsSelected('x = ', 4, item('None', 4, 4), 'None'), true);
+  assert.equal(extendsSelected('x = ', 4, item('None', 4, 4), 'None)'), true);
   assert.equal(extendsSelected('x = ', 4, item('None', 4, 4), 'True'), false);
 });
