@@ -45,7 +45,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const status = new Status();
   const contextView = new ContextView();
   const compareView = new CompareView();
-  const inline = new InlineRequests();
+  const inline = new InlineRequests((line) => {
+    if (vscode.workspace.getConfiguration('crossfile').get<string>('trace.server', 'off') !== 'off') client?.outputChannel.appendLine(line);
+  });
   context.subscriptions.push(status, inline);
 
   const execute = async <T>(command: string, argument?: unknown): Promise<T> => {

@@ -61,7 +61,8 @@ export class InlineRequests implements vscode.Disposable {
   private readonly asked = new Map<string, Asked>();
   private readonly closed: vscode.Disposable;
 
-  constructor() {
+  /** `log`: a line for the output channel (with `crossfile.trace.server` on). */
+  constructor(private readonly log: (line: string) => void) {
     this.closed = vscode.workspace.onDidCloseTextDocument((d) => this.forget(d.uri.toString()));
   }
 
@@ -99,15 +100,21 @@ export class InlineRequests implements vscode.Disposable {
     }
     const answer = await unlessCancelled(asked.answer, token);
     const selected = context.selectedCompletionInfo;
+    const first = items(answer)[0];
+    const text = typeof first?.insertText === 'string' ? first.insertText : first?.insertText.value;
+    this.log(
+      `inline ${key} ${context.triggerKind === vscode.InlineCompletionTriggerKind.Invoke ? 'invoked' : 'automatic'}` +
+        `${selected ? ` list:${JSON.stringify(selected.text)}` : ''}: ` +
+        (token.isCancellationRequested ? 'cancelled' : answer ? `${JSON.stringify(text ?? '')}` : 'no answer'),
+    );
     if (answer && selected && !asked.closedList && this.closeListEnabled(document)) {
       const line = document.lineAt(position.line).text;
-      const first = items(answer)[0];
-      const text = typeof first?.insertText === 'string' ? first.insertText : first?.insertText.value;
       const item = { start: selected.range.start.character, end: selected.range.end.character, text: selected.text };
       if (text && selected.range.start.line === position.line && !extendsSelected(line, position.character, item, text)) {
         asked.closedList = true;
         const editor = vscode.window.activeTextEditor;
         if (editor?.document === document && document.version === asked.version && editor.selection.active.isEqual(position)) {
+          this.log(`inline ${key}: the suggest list closed`);
           void vscode.commands.executeCommand('hideSuggestWidget');
         }
       }
