@@ -126,9 +126,19 @@ test('opens the workspace; typing alone shows ghost text from the server (the su
   // Typing only: no Trigger Inline Suggestion. VS Code's word list opens at once; the extension
   // closes it when the server's answer would be hidden behind it (inline.ts).
   await page.keyboard.type('w');
+  let typed = 'w';
   const listed = await page.locator('.suggest-widget.visible').waitFor({ timeout: 3_000 }).then(() => true, () => false);
   console.log(`      the suggest list ${listed ? 'opened' : 'did not open'} on typing`);
-  const ghost = await ghostText();
+  // FIXME(issue 33): in some runs VS Code never asks the provider after this first keystroke,
+  // typed just after the extension started (no inline log line for the document's version 2);
+  // a user goes on typing, and so does this test once.
+  let ghost = await ghostText(20_000).catch(() => undefined);
+  if (ghost === undefined) {
+    console.log('      no ghost text after the first keystroke: typing on');
+    await page.keyboard.type('r');
+    typed += 'r';
+    ghost = await ghostText();
+  }
   check(!(await page.locator('.suggest-widget.visible').count()), 'the suggest list is still open over the ghost text');
   check(ghost.length > 0, 'empty ghost text');
   await shot('ghost-text');
@@ -142,7 +152,7 @@ test('opens the workspace; typing alone shows ghost text from the server (the su
     if (line !== '        formatter.') break;
     await page.waitForTimeout(200);
   }
-  check(line === `        formatter.w${ghost}`, `line 1275 is ${JSON.stringify(line)}, want formatter.w + ${JSON.stringify(ghost)}`);
+  check(line === `        formatter.${typed}${ghost}`, `line 1275 is ${JSON.stringify(line)}, want formatter.${typed} + ${JSON.stringify(ghost)}`);
   const status = await waitStatus(/crossfile · smollm2-135m · bm25-cceval-rg1 · \d+ ms/);
   check(status.startsWith('crossfile'), status);
 });
@@ -367,7 +377,7 @@ test("A repository's .vscode/settings.json cannot send code elsewhere: its backe
     writeFileSync(core, lines.join('\n'));
     // Enough files that indexing lasts seconds, so its progress is seen.
     mkdirSync(join(repo, 'generated'), { recursive: true });
-    for (let i = 0; i < 1500; i += 1) {
+    for (let i = 0; i < 8000; i += 1) {
       writeFileSync(join(repo, 'generated', `module_${i}.py`), `def function_${i}(value):\n    return value * ${i} + len(str(value))\n\n\nclass Thing${i}:\n    size = ${i}\n`);
     }
     mkdirSync(join(repo, '.vscode'), { recursive: true });
