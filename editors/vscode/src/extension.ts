@@ -5,13 +5,14 @@
 import * as vscode from 'vscode';
 import { DidChangeConfigurationNotification, ExecuteCommandRequest, type LanguageClient, type Middleware } from 'vscode-languageclient/node';
 import type { CompareAnswer, ContextAnswer, RetrieverInfo, StatusAnswer } from './protocol';
+import { InlineRequests } from './inline';
 import { Replay } from './replay';
 import { retrieverItems } from './retrievers';
 import { createClient, locate, showMissing } from './server';
 import { nest, serverKeys } from './settings';
 import { Status } from './status';
 import { statusText } from './statusReport';
-import { ContextView, showCompare } from './views';
+import { CompareView, ContextView } from './views';
 
 let client: LanguageClient | undefined;
 
@@ -43,7 +44,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     .contributes.configuration.properties;
   const status = new Status();
   const contextView = new ContextView();
-  context.subscriptions.push(status);
+  const compareView = new CompareView();
+  const inline = new InlineRequests((line) => {
+    if (vscode.workspace.getConfiguration('crossfile').get<string>('trace.server', 'off') !== 'off') client?.outputChannel.appendLine(line);
+  });
+  context.subscriptions.push(status, inline);
 
   const execute = async <T>(command: string, argument?: unknown): Promise<T> => {
     if (!client) throw new Error('crossfile: the server is not running (see the setting crossfile.serverPath)');
@@ -97,11 +102,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       vscode.workspace.getConfiguration('editor.inlineSuggest', document).get<boolean>('enabled', true)
         ? undefined
         : next(document, position, ctx, token),
-    provideInlineCompletionItems: async (document, position, ctx, token, next) => {
-      const result = await next(document, position, ctx, token);
-      if (!token.isCancellationRequested) void followLast(document).catch(() => undefined);
-      return result;
-    },
+    // One server request per text and cursor, shared by VS Code's repeated asks; the suggest list
+    // gives way to an answer it would hide (inline.ts).
+    provideInlineCompletionItems: (document, position, ctx, token, next) =>
+      inline.provide(document, position, ctx, token, next, (d) => void followLast(d).catch(() => undefined)),
   };
 
   const register = (id: string, run: () => Promise<unknown>) =>
@@ -146,7 +150,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
           retrievers: specs,
         }),
     );
-    showCompare(answer);
+    compareView.show(answer);
   });
   // The server's status as text, in its own output channel (made when first shown).
   let statusOutput: vscode.OutputChannel | undefined;

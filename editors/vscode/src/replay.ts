@@ -3,6 +3,7 @@
 
 import * as vscode from 'vscode';
 import type { CaseRow, ReplayAnswer, ScoreAnswer } from './protocol';
+import { benchmarkName, headline, metricsLine } from './scores';
 import type { Status } from './status';
 
 export type Execute = <T>(command: string, argument?: unknown) => Promise<T>;
@@ -92,12 +93,9 @@ export class Replay {
   async score(): Promise<ScoreAnswer> {
     if (!this.caseId || !this.uri) throw new Error('crossfile: no case is being replayed: run "Crossfile: Replay Case" first');
     const answer = await this.execute<ScoreAnswer>('crossfile.score', { caseId: this.caseId, uri: this.uri.toString() });
-    const es = answer.metrics['es'];
-    this.status.scored(typeof es === 'number' ? es : undefined);
-    const metrics = Object.entries(answer.metrics)
-      .map(([k, v]) => `${k} ${typeof v === 'number' ? Number(v.toFixed(4)) : JSON.stringify(v)}`)
-      .join(' · ');
-    const said = `crossfile: case ${answer.caseId} (${answer.benchmark}, scored ${answer.scored}): ${metrics}`;
+    this.status.scored(headline(answer.benchmark, answer.metrics));
+    const metrics = metricsLine(answer.benchmark, answer.metrics);
+    const said = `crossfile: case ${answer.caseId} (${benchmarkName(answer.benchmark)}, scored ${answer.scored}): ${metrics}`;
     const outcome = answer.outcome;
     if (outcome && !outcome.passed) {
       // The failing test's output, on request.

@@ -3,7 +3,7 @@
 // it can be unit-tested.
 
 /** Settings that belong to the client, never sent to the server. */
-export const CLIENT_ONLY = new Set(['serverPath', 'compare.retrievers', 'trace.server', 'replay.evocodebenchSetting']);
+export const CLIENT_ONLY = new Set(['serverPath', 'compare.retrievers', 'trace.server', 'replay.evocodebenchSetting', 'inlineSuggest.closeSuggestList']);
 
 /** The server keys the extension contributes, in package.json's order. */
 export function serverKeys(contributed: Record<string, unknown>): string[] {

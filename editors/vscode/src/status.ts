@@ -1,5 +1,6 @@
 // The status bar item: `crossfile · <model> · <retriever> · <latency> ms`, and in replay
-// `· case 12/70 · ES 71.4`; its tooltip is the server's last `crossfile.status`.
+// `· case 12/70 · CrossCodeEval ES 71.4` (each benchmark's headline metric in its own scale:
+// `RepoEval ES 0.714`); its tooltip is the server's last `crossfile.status`.
 
 import * as vscode from 'vscode';
 import type { StatusAnswer } from './protocol';
@@ -11,7 +12,7 @@ export class Status implements vscode.Disposable {
   private model: string | undefined;
   private latencyMs: number | undefined;
   private replay: { index: number; count: number } | undefined;
-  private es: number | undefined;
+  private score: string | undefined;
   private server: StatusAnswer | undefined;
   // Until the server has answered `initialize` (`ready()`), so the bare name never shows early.
   private note: string | undefined = 'starting…';
@@ -33,12 +34,13 @@ export class Status implements vscode.Disposable {
 
   replaying(index: number, count: number): void {
     this.replay = { index, count };
-    this.es = undefined;
+    this.score = undefined;
     this.render();
   }
 
-  scored(es: number | undefined): void {
-    this.es = es;
+  /** The replayed case's score as `scores.headline` states it (undefined: none). */
+  scored(score: string | undefined): void {
+    this.score = score;
     this.render();
   }
 
@@ -64,7 +66,7 @@ export class Status implements vscode.Disposable {
     if (this.retriever) parts.push(this.retriever);
     if (this.latencyMs !== undefined) parts.push(`${Math.round(this.latencyMs)} ms`);
     if (this.replay) parts.push(`case ${this.replay.index + 1}/${this.replay.count}`);
-    if (this.es !== undefined) parts.push(`ES ${this.es.toFixed(1)}`);
+    if (this.score !== undefined) parts.push(this.score);
     if (this.note) parts.push(this.note);
     this.item.text = parts.join(' · ');
     this.item.tooltip = this.server

@@ -1,12 +1,57 @@
-// The two webview panels: the context view (follows the last completion) and the compare view.
-// Chunk links open their file at their first line.
+// The two webview panels, one of each: the context view (follows the last completion) and the
+// compare view (Compare Retrievers shows each answer in it). A panel is created once; later
+// contents replace its body in place (webview.ts), so its scroll position stays. Chunk links open
+// their file at their first line.
 
 import * as vscode from 'vscode';
 import type { CompareAnswer, ContextAnswer } from './protocol';
 import { compareBody, contextBody } from './render';
-import { page } from './webview';
+import { page, renderMessage } from './webview';
 
-function panel(viewType: string, title: string): vscode.WebviewPanel {
+/** A panel shown beside the editor, created when first shown and reused until the user closes it. */
+class Panel {
+  private current: vscode.WebviewPanel | undefined;
+
+  constructor(
+    private readonly viewType: string,
+    private readonly title: string,
+  ) {}
+
+  get open(): boolean {
+    return this.current !== undefined;
+  }
+
+  /** Shows `body`, creating the panel or revealing it (without taking the focus). */
+  show(body: string): void {
+    if (!this.current) {
+      this.current = create(this.viewType, this.title);
+      this.current.onDidDispose(() => (this.current = undefined));
+      this.current.webview.html = page(this.current.webview.cspSource, this.title, body);
+    } else {
+      this.update(body);
+    }
+    this.current.reveal(undefined, true);
+  }
+
+  /** Replaces the contents of the open panel, if any, in place. */
+  update(body: string): void {
+    const p = this.current;
+    if (!p) return;
+    const write = () => {
+      if (this.current === p) p.webview.html = page(p.webview.cspSource, this.title, body);
+    };
+    // A hidden webview has no page to post to: it loads `html` when shown again.
+    if (!p.visible) return write();
+    p.webview.postMessage(renderMessage(body)).then(
+      (delivered) => {
+        if (!delivered) write();
+      },
+      () => write(),
+    );
+  }
+}
+
+function create(viewType: string, title: string): vscode.WebviewPanel {
   const p = vscode.window.createWebviewPanel(viewType, title, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
     enableScripts: true,
     localResourceRoots: [],
@@ -24,27 +69,26 @@ function panel(viewType: string, title: string): vscode.WebviewPanel {
 }
 
 export class ContextView {
-  private current: vscode.WebviewPanel | undefined;
+  private readonly panel = new Panel('crossfile.context', 'crossfile: context');
 
   get open(): boolean {
-    return this.current !== undefined;
+    return this.panel.open;
   }
 
   show(answer: ContextAnswer | null): void {
-    if (!this.current) {
-      this.current = panel('crossfile.context', 'crossfile: context');
-      this.current.onDidDispose(() => (this.current = undefined));
-    }
-    this.update(answer);
-    this.current.reveal(undefined, true);
+    this.panel.show(contextBody(answer));
   }
 
+  /** Follows a new completion, if the view is open. */
   update(answer: ContextAnswer | null): void {
-    if (this.current) this.current.webview.html = page(this.current.webview.cspSource, 'crossfile: context', contextBody(answer));
+    if (this.panel.open) this.panel.update(contextBody(answer));
   }
 }
 
-export function showCompare(answer: CompareAnswer): void {
-  const p = panel('crossfile.compare', 'crossfile: compare');
-  p.webview.html = page(p.webview.cspSource, 'crossfile: compare', compareBody(answer));
+export class CompareView {
+  private readonly panel = new Panel('crossfile.compare', 'crossfile: compare');
+
+  show(answer: CompareAnswer): void {
+    this.panel.show(compareBody(answer));
+  }
 }

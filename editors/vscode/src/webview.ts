@@ -1,5 +1,7 @@
 // What both webviews share: escaping, a nonce, and the page frame with a strict content security
 // policy (nothing remote; styles and the one script carry the nonce) and VS Code's theme colours.
+// The page is written once; later contents come as a message and replace the body in place, so
+// the reader's scroll position stays.
 
 import { randomBytes } from 'node:crypto';
 
@@ -44,14 +46,35 @@ ins { background: var(--vscode-diffEditor-insertedTextBackground); text-decorati
 table { border-collapse: collapse; } td, th { padding: 0.1em 0.6em 0.1em 0; text-align: left; }
 `;
 
-/** Clicks on `a.chunk` post `{type: 'open', uri, line}` to the extension. */
+/**
+ * Clicks on `a.chunk` post `{type: 'open', uri, line}` to the extension; a `{type: 'render', body}`
+ * message replaces the contents (the body's HTML, escaped by render.ts) and keeps the scroll
+ * position, which the page also keeps across being hidden and shown (the webview's state).
+ */
 const SCRIPT = `
 const vscode = acquireVsCodeApi();
+const content = document.getElementById('content');
+const saved = vscode.getState();
+if (saved && typeof saved.scrollY === 'number') window.scrollTo(0, saved.scrollY);
 document.addEventListener('click', (e) => {
   const a = e.target.closest('a.chunk');
   if (a && a.dataset.uri) { e.preventDefault(); vscode.postMessage({ type: 'open', uri: a.dataset.uri, line: Number(a.dataset.line || 1) }); }
 });
+window.addEventListener('message', (e) => {
+  const m = e.data;
+  if (!m || m.type !== 'render' || typeof m.body !== 'string') return;
+  const x = window.scrollX, y = window.scrollY;
+  content.innerHTML = m.body;
+  content.dataset.renders = String(Number(content.dataset.renders || 0) + 1);
+  window.scrollTo(x, y);
+});
+window.addEventListener('scroll', () => vscode.setState({ scrollY: window.scrollY }), { passive: true });
 `;
+
+/** The message that replaces a page's contents with `body` (see SCRIPT). */
+export function renderMessage(body: string): { type: 'render'; body: string } {
+  return { type: 'render', body };
+}
 
 export function page(cspSource: string, title: string, body: string): string {
   const n = nonce();
@@ -61,5 +84,5 @@ export function page(cspSource: string, title: string, body: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <style nonce="${n}">${STYLE}</style></head>
-<body>${body}<script nonce="${n}">${SCRIPT}</script></body></html>`;
+<body><main id="content">${body}</main><script nonce="${n}">${SCRIPT}</script></body></html>`;
 }

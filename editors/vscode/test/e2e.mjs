@@ -2,7 +2,8 @@
 // embedded model (test/run starts everything and passes it in the environment). One line per test
 // and a last line `N passed, N failed`; exit 1 on any failure.
 import { chromium } from 'playwright-core';
-import { readFileSync, mkdirSync } from 'node:fs';
+import { cpSync, readFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 
 const env = (name) => {
@@ -20,12 +21,29 @@ const CLI_SUGGESTION = env('E2E_CLI_SUGGESTION');
 const ART = env('E2E_ARTIFACTS');
 const EVO_CASES = env('E2E_EVO_CASES');
 const EVO_CASE_ID = env('E2E_EVO_CASE_ID');
+const USER_SETTINGS = env('E2E_USER_SETTINGS');
+const TMP = env('E2E_TMP');
 mkdirSync(ART, { recursive: true });
 
 const COMPLETION_MS = 90_000;
 const browser = await chromium.launch({ executablePath: env('CROSSFILE_CHROMIUM'), headless: true, args: ['--no-sandbox'] });
 const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
 const shot = (name) => page.screenshot({ path: join(ART, `${name}.png`) });
+// What the window showed of the server's work-done progress (`$/progress`), recorded in the page
+// as it happens (indexing lasts less than a second here).
+await page.addInitScript(() => {
+  window.__progress = [];
+  new MutationObserver((records) => {
+    for (const r of records) {
+      for (const node of r.type === 'characterData' ? [r.target] : r.addedNodes) {
+        const text = node.textContent ?? '';
+        if (!/indexing/.test(text) || text.length > 300) continue;
+        const where = (node.nodeType === 1 ? node : node.parentElement)?.closest('[id]')?.id ?? '';
+        window.__progress.push(`${where}: ${text}`);
+      }
+    }
+  }).observe(document, { subtree: true, childList: true, characterData: true });
+});
 
 async function palette(title) {
   await page.keyboard.press('Escape');
@@ -96,7 +114,7 @@ function check(cond, message) {
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
 
-test('opens the workspace; typing shows ghost text from the server, Tab accepts it', async () => {
+test('opens the workspace; typing alone shows ghost text from the server (the suggest list open first), Tab accepts it', async () => {
   await page.goto(`${URL}/?folder=${encodeURIComponent(WORKSPACE)}`);
   await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
   await page.keyboard.press('Control+P');
@@ -105,27 +123,23 @@ test('opens the workspace; typing shows ghost text from the server, Tab accepts 
   // Opening a Python file activates the extension; type once its server has answered `initialize`.
   await waitStatus(/^crossfile$/);
   await page.keyboard.press('End');
+  // Typing only: no Trigger Inline Suggestion. VS Code's word list opens at once; the extension
+  // closes it when the server's answer would be hidden behind it (inline.ts).
   await page.keyboard.type('w');
-  // VS Code's word-based suggest list opens at once; while it is open, ghost text shows only if it
-  // extends the list's selected word, and closing it may cancel the request in flight. As a user
-  // would: Escape closes it, Alt+\ (Trigger Inline Suggestion) asks again.
-  let ghost;
-  for (let attempt = 1; ghost === undefined; attempt += 1) {
-    if (attempt === 2) {
-      // Type the character again, as a user whose ghost text did not come would.
-      await page.keyboard.press('Backspace');
-      await page.keyboard.type('w');
-    }
-    const listed = await page.locator('.suggest-widget.visible').waitFor({ timeout: 3_000 }).then(() => true, () => false);
-    if (listed) await page.keyboard.press('Escape');
-    if (attempt === 3) await palette('Trigger Inline Suggestion');
-    else if (listed) await page.keyboard.press('Alt+Backslash');
-    console.log(`      attempt ${attempt}: suggest list ${listed ? 'closed' : 'not shown'}`);
-    ghost = await ghostText(30_000).catch((e) => {
-      if (attempt >= 3) throw e;
-      return undefined;
-    });
+  let typed = 'w';
+  const listed = await page.locator('.suggest-widget.visible').waitFor({ timeout: 3_000 }).then(() => true, () => false);
+  console.log(`      the suggest list ${listed ? 'opened' : 'did not open'} on typing`);
+  // FIXME(issue 33): in some runs VS Code never asks the provider after this first keystroke,
+  // typed just after the extension started (no inline log line for the document's version 2);
+  // a user goes on typing, and so does this test once.
+  let ghost = await ghostText(20_000).catch(() => undefined);
+  if (ghost === undefined) {
+    console.log('      no ghost text after the first keystroke: typing on');
+    await page.keyboard.type('r');
+    typed += 'r';
+    ghost = await ghostText();
   }
+  check(!(await page.locator('.suggest-widget.visible').count()), 'the suggest list is still open over the ghost text');
   check(ghost.length > 0, 'empty ghost text');
   await shot('ghost-text');
   await page.keyboard.press('Tab');
@@ -138,7 +152,7 @@ test('opens the workspace; typing shows ghost text from the server, Tab accepts 
     if (line !== '        formatter.') break;
     await page.waitForTimeout(200);
   }
-  check(line === `        formatter.w${ghost}`, `line 1275 is ${JSON.stringify(line)}, want formatter.w + ${JSON.stringify(ghost)}`);
+  check(line === `        formatter.${typed}${ghost}`, `line 1275 is ${JSON.stringify(line)}, want formatter.${typed} + ${JSON.stringify(ghost)}`);
   const status = await waitStatus(/crossfile · smollm2-135m · bm25-cceval-rg1 · \d+ ms/);
   check(status.startsWith('crossfile'), status);
 });
@@ -203,6 +217,14 @@ test('Next Case moves on; Compare Retrievers shows one column per retriever with
   await shot('compare');
 });
 
+test('Previous Case goes back to the first case: its cursor, its ghost text again', async () => {
+  await page.keyboard.press('Escape');
+  await palette('Crossfile: Previous Case');
+  await waitStatus(/case 1\//);
+  const ghost = await ghostText();
+  check(ghost === CLI_SUGGESTION.split('\n')[0], `ghost text ${JSON.stringify(ghost)} != bench run's ${JSON.stringify(CLI_SUGGESTION)}`);
+});
+
 test('Show Context shows the chunks and the exact prompt of the last completion', async () => {
   await page.keyboard.press('Escape');
   await palette('Crossfile: Show Context');
@@ -211,6 +233,104 @@ test('Show Context shows the chunks and the exact prompt of the last completion'
   check(prompt.length > 100, `prompt is ${prompt.length} characters`);
   check((await frame.locator('.chunks a.chunk, .chunks .chunk').count()) > 0, 'no chunk listed');
   await shot('context');
+  // The next completion updates the open view in place: the same page (a mark set in it stays),
+  // scrolled where the reader left it.
+  const scrolled = await frame.evaluate(() => {
+    window.__mark = true;
+    window.scrollTo(0, 150);
+    return window.scrollY;
+  });
+  check(scrolled > 0, 'the context view does not scroll');
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('End');
+  await page.keyboard.press('Enter');
+  await frame.waitForFunction(() => Number(document.getElementById('content')?.dataset.renders ?? 0) >= 1, null, { timeout: COMPLETION_MS });
+  const after = await frame.evaluate(() => ({ mark: window.__mark === true, y: window.scrollY }));
+  check(after.mark, 'the context view was reloaded, not updated in place');
+  check(after.y === scrolled, `the context view scrolled from ${scrolled} to ${after.y}`);
+});
+
+test('Compare again reuses its panel', async () => {
+  await page.keyboard.press('Escape');
+  await palette('Crossfile: Compare Retrievers');
+  await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ state: 'visible' });
+  await page.keyboard.press('Enter');
+  // Two completions: under load this takes long.
+  const comparing = page.locator('.notification-toast', { hasText: 'comparing' }).first();
+  await comparing.waitFor({ state: 'visible', timeout: 10_000 }).catch(() => undefined);
+  await comparing.waitFor({ state: 'hidden', timeout: 2 * COMPLETION_MS });
+  await webviewFrame('.column');
+  const tabs = await page.locator('.tabs-container .tab', { hasText: 'crossfile: compare' }).count();
+  check(tabs === 1, `${tabs} compare tabs`);
+});
+
+/**
+ * Sets user settings as a user does while VS Code runs: Preferences: Open User Settings (JSON),
+ * the whole text replaced, saved, the editor closed.
+ */
+async function setUserSettings(changes) {
+  // One line: the editor indents inserted newlines.
+  const text = JSON.stringify({ ...JSON.parse(readFileSync(USER_SETTINGS, 'utf8')), ...changes });
+  await palette('Preferences: Open User Settings (JSON)');
+  await page.locator('.tabs-container .tab.active', { hasText: 'settings.json' }).waitFor({ timeout: 20_000 });
+  await page.locator('.monaco-editor.focused').waitFor({ timeout: 10_000 });
+  await page.keyboard.press('Control+A');
+  await page.keyboard.insertText(text);
+  // What the editor closed by itself (brackets, quotes) follows the cursor: removed.
+  await page.keyboard.press('Control+Shift+End');
+  await page.keyboard.press('Delete');
+  await page.keyboard.press('Control+S');
+  const saved = () => {
+    try {
+      const now = JSON.parse(readFileSync(USER_SETTINGS, 'utf8'));
+      return Object.entries(changes).every(([k, v]) => JSON.stringify(now[k]) === JSON.stringify(v));
+    } catch {
+      return false;
+    }
+  };
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline && !saved()) await page.waitForTimeout(200);
+  check(saved(), `the user settings were not saved: ${readFileSync(USER_SETTINGS, 'utf8')}`);
+  await palette('View: Close Editor');
+}
+
+/** Runs Show Status until its text matches `re` (the server resolves new settings on its own time). */
+async function statusReport(re) {
+  const deadline = Date.now() + 60_000;
+  let text = '';
+  while (Date.now() < deadline) {
+    await palette('Crossfile: Show Status');
+    const output = page.locator('.part.panel .view-lines', { hasText: 'retriever:' }).first();
+    await output.waitFor({ timeout: 30_000 });
+    text = ((await output.textContent()) ?? '').replace(/\u00a0/g, ' ');
+    if (re.test(text)) break;
+    await page.waitForTimeout(1_000);
+  }
+  await palette('View: Hide Panel');
+  return text;
+}
+
+test('A settings change at runtime reaches the server: Show Status and the next completion use the new retriever', async () => {
+  await page.keyboard.press('Escape');
+  await setUserSettings({ 'crossfile.retrieve.retriever': 'jaccard' });
+  const text = await statusReport(/retriever:\s+jaccard/);
+  check(/retriever:\s+jaccard/.test(text), `Show Status says ${JSON.stringify(text)}`);
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('End');
+  await page.keyboard.press('Enter');
+  await waitStatus(/· jaccard · \d+ ms/);
+});
+
+test("A bad setting shows the server's message naming it; the previous settings stay", async () => {
+  await setUserSettings({ 'crossfile.retrieve.retriever': 'nonsense' });
+  const note = page.locator('.notification-toast', { hasText: 'nonsense' }).first();
+  await note.waitFor({ timeout: 30_000 });
+  const said = ((await note.textContent()) ?? '').replace(/\u00a0/g, ' ');
+  check(/retriever/.test(said), `the notification says ${JSON.stringify(said)}`);
+  await shot('bad-setting');
+  await setUserSettings({ 'crossfile.retrieve.retriever': 'bm25-cceval-rg1' });
+  await statusReport(/retriever:\s+bm25-cceval-rg1/);
+  await palette('Notifications: Clear All Notifications');
 });
 
 test('An EvoCodeBench case opens at its body; Score runs its tests on the typed body and shows the failure', async () => {
@@ -237,7 +357,72 @@ test('An EvoCodeBench case opens at its body; Score runs its tests on the typed 
 
 let passed = 0;
 let failed = 0;
+test("A repository's .vscode/settings.json cannot send code elsewhere: its backend kind and endpoint are ignored, nothing reaches the listener; its indexing shows progress", async () => {
+  // A listener where the repository's settings point the backend; every connection is counted.
+  const connections = [];
+  const listener = createServer((socket) => {
+    connections.push(Date.now());
+    socket.destroy();
+  });
+  await new Promise((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  const port = listener.address().port;
+  try {
+    // The repository: a copy of the workspace (line 1275 cut after `formatter.` again), with
+    // settings that point the backend at the listener.
+    const repo = join(TMP, 'cloned-repo');
+    cpSync(WORKSPACE, repo, { recursive: true });
+    const core = join(repo, 'src', 'click', 'core.py');
+    const lines = readFileSync(core, 'utf8').split('\n');
+    lines[1274] = '        formatter.';
+    writeFileSync(core, lines.join('\n'));
+    // Enough files that indexing lasts seconds, so its progress is seen.
+    mkdirSync(join(repo, 'generated'), { recursive: true });
+    for (let i = 0; i < 8000; i += 1) {
+      writeFileSync(join(repo, 'generated', `module_${i}.py`), `def function_${i}(value):\n    return value * ${i} + len(str(value))\n\n\nclass Thing${i}:\n    size = ${i}\n`);
+    }
+    mkdirSync(join(repo, '.vscode'), { recursive: true });
+    writeFileSync(join(repo, '.vscode', 'settings.json'), JSON.stringify({
+      'crossfile.backend.kind': 'openai',
+      'crossfile.backend.endpoint': `http://127.0.0.1:${port}/v1`,
+      // Not machine-scoped: it applies, which shows VS Code read this file.
+      'crossfile.retrieve.retriever': 'bm25',
+    }, null, 2));
+    // The window leaves the click workspace (its edited case copy need not be kept).
+    page.on('dialog', (d) => void d.accept());
+    await page.goto(`${URL}/?folder=${encodeURIComponent(repo)}`);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    // VS Code 1.100 shows window progress (the language client's, from the server's `$/progress`)
+    // as a silent notification: seen in the notification list, open while the server indexes.
+    await palette('Notifications: Show Notifications');
+    await page.locator('.notifications-center').waitFor({ state: 'visible' });
+    await page.keyboard.press('Control+P');
+    await pick('src/click/core.py:1275', 'core.py');
+    await page.locator('.monaco-editor .view-lines').first().waitFor();
+    await waitStatus(/^crossfile$/);
+    await page.waitForFunction(() => window.__progress.some((t) => /crossfile: indexing/.test(t)), null, { timeout: 60_000 })
+      .catch(async () => check(false, `no indexing progress shown: ${JSON.stringify(await page.evaluate(() => window.__progress))}`));
+    await shot('trust-indexing');
+    if (await page.locator('.notifications-center.visible').count()) await palette('Notifications: Hide Notifications');
+    await page.keyboard.press('End');
+    await page.keyboard.type('w');
+    const ghost = await ghostText();
+    check(ghost.length > 0, 'empty ghost text');
+    // The completion came from the embedded model, with the repository's retriever.
+    await waitStatus(/crossfile · smollm2-135m · bm25 · \d+ ms/);
+    await shot('trust-ghost');
+    const text = await statusReport(/retriever:\s+bm25(?!-)/);
+    check(/backend:\s+embedded \(in-process\)/.test(text), `Show Status says ${JSON.stringify(text)}`);
+    check(/retriever:\s+bm25(?!-)/.test(text), `the repository's settings were not read: ${JSON.stringify(text)}`);
+    check(connections.length === 0, `${connections.length} connection(s) reached the listener on 127.0.0.1:${port}`);
+  } finally {
+    listener.close();
+  }
+});
+
+// E2E_ONLY=REGEX runs the tests whose names match (the first one, which opens the workspace, always runs).
+const only = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY) : undefined;
 for (const t of tests) {
+  if (only && t !== tests[0] && !only.test(t.name)) continue;
   const start = Date.now();
   try {
     await t.fn();

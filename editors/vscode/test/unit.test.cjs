@@ -1,12 +1,14 @@
 // Unit tests of the extension's pure parts (settings mapping, escaping, the views' HTML, the
-// Compare picker's items, the status report).
+// Compare picker's items, the status report, scores in each benchmark's scale, the suggest list).
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { nest, serverKeys } = require('../dist/unit/settings.js');
-const { escapeHtml, csp, page } = require('../dist/unit/webview.js');
+const { escapeHtml, csp, page, renderMessage } = require('../dist/unit/webview.js');
 const { compareBody, contextBody } = require('../dist/unit/render.js');
 const { compositePrefix, retrieverItems } = require('../dist/unit/retrievers.js');
 const { escapeMarkdown, statusFacts, statusMarkdown, statusText } = require('../dist/unit/statusReport.js');
+const { benchmarkName, formatMetric, headline, metricsLine } = require('../dist/unit/scores.js');
+const { extendsSelected } = require('../dist/unit/suggestList.js');
 const pkg = require('../package.json');
 
 test('every server setting is contributed under its server key, and only those the user set are sent', () => {
@@ -172,4 +174,55 @@ test('the status tooltip escapes Markdown in paths; the text form aligns its lab
   assert.match(text, /^model:        ! qwen2\.5-coder-0\.5b/m);
   assert.match(text, /^folder click: \/w\/click: index ready/m);
   assert.ok(text.endsWith('\n'));
+});
+
+test("scores are shown in each benchmark's own scale, named: CrossCodeEval ES 0-100, RepoEval ES 0-1, EvoCodeBench pass@1", () => {
+  // crossfile.score's metrics for a CrossCodeEval case (0-100) and a RepoEval case (0-1).
+  assert.equal(headline('cceval', { em: 0, es: 71.42857, id_em: 0, id_f1: 33.333 }), 'CrossCodeEval ES 71.4');
+  assert.equal(headline('repoeval', { em: 0, es: 0.7142857 }), 'RepoEval ES 0.714');
+  assert.equal(headline('repoeval', { em: 1, es: 1 }), 'RepoEval ES 1');
+  assert.equal(headline('cceval', { es: 100 }), 'CrossCodeEval ES 100');
+  assert.equal(headline('evocodebench', { 'pass@1': 0, 'recall@1': 0.5 }), 'EvoCodeBench pass@1 0');
+  // Nothing to show: no headline metric, or it could not be computed.
+  assert.equal(headline('cceval', {}), undefined);
+  assert.equal(headline('cceval', { es: { error: 'no reference' } }), undefined);
+  assert.equal(headline('cceval', { error: 'the case has no reference' }), undefined);
+  // A benchmark the extension does not know keeps its name and its values' precision.
+  assert.equal(headline('newbench', { es: 0.12345 }), 'newbench ES 0.123');
+  assert.equal(benchmarkName('repoeval'), 'RepoEval');
+
+  assert.equal(metricsLine('cceval', { em: 0, es: 71.42857, id_em: 0, id_f1: 33.333 }), 'EM 0 · ES 71.4 · ID EM 0 · ID F1 33.3');
+  assert.equal(metricsLine('repoeval', { em: 0, es: 0.7142857 }), 'EM 0 · ES 0.714');
+  assert.equal(metricsLine('evocodebench', { 'pass@1': 0, 'recall@1': 0.5 }), 'pass@1 0 · recall@1 0.5');
+  assert.equal(metricsLine('cceval', { es: { error: 'boom' } }), 'ES not computed (boom)');
+  assert.equal(metricsLine('cceval', { error: 'no reference' }), 'not scored: no reference');
+  assert.equal(formatMetric('cceval', 'es', null), '–');
+  assert.equal(formatMetric('repoeval', 'es', 0.0004), '0');
+});
+
+test('a view page renders its body in a container that a render message replaces in place, keeping the scroll', () => {
+  const html = page('vscode-webview://x', 't', '<h1>one</h1>');
+  assert.match(html, /<main id="content"><h1>one<\/h1><\/main>/);
+  // The script replaces the container's contents on {type: 'render'} and restores the scroll.
+  assert.match(html, /m\.type !== 'render'/);
+  assert.match(html, /content\.innerHTML = m\.body/);
+  assert.match(html, /window\.scrollTo\(x, y\)/);
+  assert.deepEqual(renderMessage('<p>two</p>'), { type: 'render', body: '<p>two</p>' });
+});
+
+test("a ghost text shows with VS Code's suggest list open only if it extends the selected item", () => {
+  // `        formatter.w|`: the word list selects `write_usage` (replacing `w`, columns 18-19).
+  const line = '        formatter.w';
+  const item = (text, start = 18, end = 19) => ({ start, end, text });
+  assert.equal(extendsSelected(line, 19, item('write_usage'), 'rite_usage(ctx.command_path)'), true);
+  // Another word selected, a suggestion shorter than the item, or the item itself: nothing shows.
+  assert.equal(extendsSelected(line, 19, item('write_usage'), 'rite_usage'), false);
+  assert.equal(extendsSelected(line, 19, item('while'), 'rite_usage(ctx.command_path)'), false);
+  assert.equal(extendsSelected(line, 19, item('write_usage'), 'rite'), false);
+  // A fuzzy match (`wu` → `write_usage`) replaces what was typed: no insertion at the cursor extends it.
+  assert.equal(extendsSelected('        formatter.wu', 20, item('write_usage', 18, 20), 'sage'), false);
+  // An item ending elsewhere than the cursor, or an empty word: exact prefixes only.
+  assert.equal(extendsSelected(line, 19, item('write_usage', 18, 21), 'rite_usage'), false);
+  assert.equal(extendsSelected('x = ', 4, item('None', 4, 4), 'None)'), true);
+  assert.equal(extendsSelected('x = ', 4, item('None', 4, 4), 'True'), false);
 });

@@ -1,0 +1,141 @@
+// Ghost text while typing, in step with VS Code's suggest list.
+//
+// VS Code asks for inline completions again whenever its suggest list opens, closes or changes
+// its selection, with the text and the cursor unchanged, and the server answers one completion per
+// document at a time (a newer request cancels the older). Forwarded as they come, the list's
+// requests would cancel the server's work on the keystroke's and start it over, so the answer
+// comes late or never. Here one request per document version and cursor goes to the server, and
+// every ask for that same text and cursor shares its answer (a caller's cancellation does not
+// cancel it; a newer version or cursor does).
+//
+// With the list open, VS Code shows a ghost text only if it extends the list's selected item
+// (suggestList.ts). When the answer arrives and does not, the list closes (once per answer, and
+// unless `crossfile.inlineSuggest.closeSuggestList` is off), so the ghost text shows; VS Code's
+// `editor.inlineSuggest.suppressSuggestions` (on by default for the languages served, package.json)
+// keeps the list closed while the ghost text is shown and typed along.
+
+import * as vscode from 'vscode';
+import type { Middleware } from 'vscode-languageclient/node';
+import { extendsSelected } from './suggestList';
+
+type Answer = vscode.InlineCompletionItem[] | vscode.InlineCompletionList | null | undefined;
+type Next = Parameters<NonNullable<Middleware['provideInlineCompletionItems']>>[4];
+
+interface Asked {
+  key: string;
+  version: number;
+  position: vscode.Position;
+  answer: Promise<Answer>;
+  source: vscode.CancellationTokenSource;
+  /** Whether the suggest list was closed for this answer already. */
+  closedList: boolean;
+}
+
+function items(answer: Answer): vscode.InlineCompletionItem[] {
+  if (!answer) return [];
+  return Array.isArray(answer) ? answer : answer.items;
+}
+
+/** The answer, or undefined as soon as `token` is cancelled. */
+function unlessCancelled<T>(answer: Promise<T>, token: vscode.CancellationToken): Promise<T | undefined> {
+  if (token.isCancellationRequested) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const listener = token.onCancellationRequested(() => {
+      listener.dispose();
+      resolve(undefined);
+    });
+    answer.then(
+      (value) => {
+        listener.dispose();
+        resolve(value);
+      },
+      (error: unknown) => {
+        listener.dispose();
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+export class InlineRequests implements vscode.Disposable {
+  private readonly asked = new Map<string, Asked>();
+  private readonly closed: vscode.Disposable;
+
+  /** `log`: a line for the output channel (with `crossfile.trace.server` on). */
+  constructor(private readonly log: (line: string) => void) {
+    this.closed = vscode.workspace.onDidCloseTextDocument((d) => this.forget(d.uri.toString()));
+  }
+
+  /** The middleware's `provideInlineCompletionItems`; `answered` runs once per server answer. */
+  async provide(
+    document: vscode.TextDocument,
+    position: vscode.Position,
+    context: vscode.InlineCompletionContext,
+    token: vscode.CancellationToken,
+    next: Next,
+    answered: (document: vscode.TextDocument) => void,
+  ): Promise<Answer> {
+    const uri = document.uri.toString();
+    const key = `${document.version}:${position.line}:${position.character}`;
+    let asked = this.asked.get(uri);
+    if (!asked || asked.key !== key) {
+      // A newer text or cursor: the server would cancel the older request anyway.
+      this.forget(uri);
+      const source = new vscode.CancellationTokenSource();
+      const answer = Promise.resolve(next(document, position, context, source.token)).then((a) => {
+        if (!source.token.isCancellationRequested) answered(document);
+        return a;
+      });
+      asked = { key, version: document.version, position, answer, source, closedList: false };
+      this.asked.set(uri, asked);
+      // A failed request, or one answered with nothing (the client makes a cancelled or failed
+      // request's answer null), is not kept: the next ask tries again.
+      const kept = asked;
+      const drop = () => {
+        if (this.asked.get(uri) === kept) this.asked.delete(uri);
+      };
+      answer.then((a) => {
+        if (!a) drop();
+      }, drop);
+    }
+    const answer = await unlessCancelled(asked.answer, token);
+    const selected = context.selectedCompletionInfo;
+    const first = items(answer)[0];
+    const text = typeof first?.insertText === 'string' ? first.insertText : first?.insertText.value;
+    this.log(
+      `inline ${key} ${context.triggerKind === vscode.InlineCompletionTriggerKind.Invoke ? 'invoked' : 'automatic'}` +
+        `${selected ? ` list:${JSON.stringify(selected.text)}` : ''}: ` +
+        (token.isCancellationRequested ? 'cancelled' : answer ? `${JSON.stringify(text ?? '')}` : 'no answer'),
+    );
+    if (answer && selected && !asked.closedList && this.closeListEnabled(document)) {
+      const line = document.lineAt(position.line).text;
+      const item = { start: selected.range.start.character, end: selected.range.end.character, text: selected.text };
+      if (text && selected.range.start.line === position.line && !extendsSelected(line, position.character, item, text)) {
+        asked.closedList = true;
+        const editor = vscode.window.activeTextEditor;
+        if (editor?.document === document && document.version === asked.version && editor.selection.active.isEqual(position)) {
+          this.log(`inline ${key}: the suggest list closed`);
+          void vscode.commands.executeCommand('hideSuggestWidget');
+        }
+      }
+    }
+    return answer;
+  }
+
+  private closeListEnabled(document: vscode.TextDocument): boolean {
+    return vscode.workspace.getConfiguration('crossfile', document).get<boolean>('inlineSuggest.closeSuggestList', true);
+  }
+
+  private forget(uri: string): void {
+    const asked = this.asked.get(uri);
+    if (!asked) return;
+    asked.source.cancel();
+    asked.source.dispose();
+    this.asked.delete(uri);
+  }
+
+  dispose(): void {
+    for (const uri of [...this.asked.keys()]) this.forget(uri);
+    this.closed.dispose();
+  }
+}

@@ -1,0 +1,60 @@
+// A replayed case's scores as its benchmark states them: each metric in the benchmark's own scale
+// (CrossCodeEval's edit similarity 0–100, RepoEval's 0–1, EvoCodeBench's pass@1 and recall@1),
+// labelled with the benchmark's name, so two scales never sit side by side unlabelled. No vscode
+// import, so it can be unit-tested.
+
+import type { Metrics } from './protocol';
+
+/** How a benchmark (`crossfile.score`'s `benchmark`) is named, and the metric the status bar shows. */
+const BENCHMARKS: Record<string, { name: string; headline: string }> = {
+  cceval: { name: 'CrossCodeEval', headline: 'es' },
+  repoeval: { name: 'RepoEval', headline: 'es' },
+  evocodebench: { name: 'EvoCodeBench', headline: 'pass@1' },
+};
+
+/** Metric names as the benchmarks' papers print them. */
+const LABELS: Record<string, string> = { es: 'ES', em: 'EM', id_em: 'ID EM', id_f1: 'ID F1' };
+
+/** The metrics whose scale is 0–100 (percentages); every other metric is 0–1 or a count. */
+const PERCENT: Record<string, Set<string>> = {
+  cceval: new Set(['es', 'em', 'id_em', 'id_f1']),
+};
+
+export function benchmarkName(benchmark: string): string {
+  return BENCHMARKS[benchmark]?.name ?? benchmark;
+}
+
+export function metricLabel(key: string): string {
+  return LABELS[key] ?? key;
+}
+
+/**
+ * One metric's value in its benchmark's scale: 0–100 with one decimal (`71.4`), 0–1 with three
+ * (`0.714`), whole numbers as they are; a metric that could not be computed says so.
+ */
+export function formatMetric(benchmark: string, key: string, value: Metrics[string] | undefined): string {
+  if (typeof value === 'number') {
+    if (Number.isInteger(value)) return String(value);
+    const digits = PERCENT[benchmark]?.has(key) ? 1 : 3;
+    return String(Number(value.toFixed(digits)));
+  }
+  if (typeof value === 'object' && value !== null) return `not computed (${value.error})`;
+  if (typeof value === 'string') return value;
+  return '–';
+}
+
+/** Every metric, `ES 71.4 · EM 0 · …`, or why there are none. */
+export function metricsLine(benchmark: string, metrics: Metrics): string {
+  if (typeof metrics['error'] === 'string') return `not scored: ${metrics['error']}`;
+  return Object.entries(metrics)
+    .map(([k, v]) => `${metricLabel(k)} ${formatMetric(benchmark, k, v)}`)
+    .join(' · ');
+}
+
+/** The status bar's part: the benchmark and its headline metric, `CrossCodeEval ES 71.4`, `RepoEval ES 0.714`. */
+export function headline(benchmark: string, metrics: Metrics): string | undefined {
+  const key = BENCHMARKS[benchmark]?.headline ?? 'es';
+  const value = metrics[key];
+  if (typeof value !== 'number') return undefined;
+  return `${benchmarkName(benchmark)} ${metricLabel(key)} ${formatMetric(benchmark, key, value)}`;
+}
