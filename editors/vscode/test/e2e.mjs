@@ -402,7 +402,12 @@ test("A repository's .vscode/settings.json cannot send code elsewhere: its backe
     await page.waitForFunction(() => window.__progress.some((t) => /crossfile: indexing/.test(t)), null, { timeout: 60_000 })
       .catch(async () => check(false, `no indexing progress shown: ${JSON.stringify(await page.evaluate(() => window.__progress))}`));
     await shot('trust-indexing');
-    if (await page.locator('.notifications-center.visible').count()) await palette('Notifications: Hide Notifications');
+    // Escape hides the list (and then the palette no longer offers Hide Notifications).
+    if (await page.locator('.notifications-center.visible').count()) {
+      await page.keyboard.press('Escape');
+      await page.locator('.notifications-center.visible').waitFor({ state: 'hidden', timeout: 5_000 })
+        .catch(() => palette('Notifications: Hide Notifications'));
+    }
     await page.keyboard.press('End');
     await page.keyboard.type('w');
     const ghost = await ghostText();
