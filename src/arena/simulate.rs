@@ -52,6 +52,7 @@ pub fn simulate(
     seed: u64,
 ) -> Result<(Vec<Vote>, usize), SimulateError> {
     let mut distinct = arms.to_vec();
+    distinct.sort();
     distinct.dedup();
     if distinct.len() < 2 || distinct.len() != arms.len() {
         return Err(SimulateError::TooFewArms(arms.to_vec()));
@@ -212,6 +213,7 @@ mod tests {
         let ranked: Vec<&str> = s.arms.iter().map(|a| a.arm.as_str()).collect();
         assert_eq!(ranked, ["oracle", "bm25", "none"]);
         assert!(simulate(&records, &arms(&["bm25", "bm25"]), Voter::Em, 1, 1).is_err());
+        assert!(simulate(&records, &arms(&["bm25", "none", "bm25"]), Voter::Em, 1, 1).is_err());
         assert!(simulate(&records, &arms(&["bm25", "dense"]), Voter::Em, 1, 1).is_err());
     }
 }
