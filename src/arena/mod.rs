@@ -4,6 +4,7 @@
 //! the arms by the Bradley–Terry model ([`fit`]) with bootstrap intervals and position bias;
 //! [`simulate`] casts a reference voter's votes at replayed cases.
 
+pub mod battle;
 pub mod fit;
 pub mod simulate;
 pub mod standings;

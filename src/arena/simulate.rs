@@ -120,6 +120,7 @@ fn battle(a: &RunRecord, b: &RunRecord, first: u8, voter: Voter, time: &str) -> 
         settings_hash: [hash(a), hash(b)],
         case_id: Some(a.case_id.clone()),
         metrics: Some([a.metrics.clone(), b.metrics.clone()]),
+        draw: None,
     }
 }
 

@@ -48,6 +48,9 @@ pub struct Vote {
     pub case_id: Option<String>,
     #[serde(default)]
     pub metrics: Option<[BTreeMap<String, f64>; 2]>,
+    /// How an editor's battle was drawn (absent from simulated votes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draw: Option<super::battle::Draw>,
 }
 
 impl Vote {
@@ -201,6 +204,7 @@ pub(crate) mod tests {
             settings_hash: ["0".repeat(16), "1".repeat(16)],
             case_id: None,
             metrics: None,
+            draw: None,
         }
     }
 

@@ -134,6 +134,12 @@ pub fn problems(options: &Options) -> Vec<Problem> {
             1_000_000,
         );
     }
+    if let Some(a) = &options.arena {
+        out.one_of("arena.pairs", a.pairs.as_deref(), super::arena::PAIR_RULES);
+        if let Some(arms) = &a.arms {
+            out.0.extend(super::arena::arm_problems(arms));
+        }
+    }
     out.0
 }
 

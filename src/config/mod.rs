@@ -7,6 +7,7 @@
 //! the file it is in and its dotted key; all problems of a layer are reported together. What a
 //! workspace's file may set depends on whether the user trusts it ([`trust`]).
 
+pub mod arena;
 mod check;
 mod options;
 mod settings;
@@ -17,10 +18,11 @@ pub mod trust;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+pub use arena::{ArenaSettings, Arm};
 pub use check::{BACKEND_KINDS, TEMPLATES, UNITS};
 pub use options::{
-    BackendOptions, DenseOptions, IndexOptions, LspOptions, ModelOptions, Options, Overlay,
-    PostprocessOptions, PromptOptions, RetrieveOptions, TrustOptions, WorkspaceOptions,
+    ArenaOptions, BackendOptions, DenseOptions, IndexOptions, LspOptions, ModelOptions, Options,
+    Overlay, PostprocessOptions, PromptOptions, RetrieveOptions, TrustOptions, WorkspaceOptions,
 };
 pub use settings::{LspSettings, Settings};
 pub use trust::Ignored;

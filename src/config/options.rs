@@ -34,7 +34,17 @@ pub trait Overlay {
 macro_rules! leaf_overlay {
     ($($ty:ty),*) => { $(impl Overlay for $ty { fn overlay(self, over: Self) -> Self { over } })* };
 }
-leaf_overlay!(u32, u64, usize, f64, bool, String, PathBuf, Vec<PathBuf>);
+leaf_overlay!(
+    u32,
+    u64,
+    usize,
+    f64,
+    bool,
+    String,
+    PathBuf,
+    Vec<PathBuf>,
+    Vec<serde_json::Value>
+);
 
 fn merge<T: Overlay>(base: Option<T>, over: Option<T>) -> Option<T> {
     match (base, over) {
@@ -55,6 +65,22 @@ options! {
         pub postprocess: Option<PostprocessOptions>,
         pub lsp: Option<LspOptions>,
         pub trust: Option<TrustOptions>,
+        pub arena: Option<ArenaOptions>,
+    }
+}
+
+options! {
+    /// `[arena]`: blind paired battles between arms in the editor (see `config::arena`).
+    pub struct ArenaOptions {
+        pub enabled: Option<bool>,
+        /// Two or more arms, each a retriever spec or a table of settings keys (a later layer's
+        /// list replaces an earlier one's).
+        pub arms: Option<Vec<serde_json::Value>>,
+        /// How a pair is drawn: `uniform`.
+        pub pairs: Option<String>,
+        pub seed: Option<u64>,
+        /// The votes file.
+        pub votes: Option<PathBuf>,
     }
 }
 
@@ -252,16 +278,27 @@ impl Options {
         if let Some(index) = self.index.as_mut() {
             resolve(&mut index.cache_dir);
         }
+        let home = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf());
+        let from_home = |path: &mut PathBuf| match (path.strip_prefix("~"), &home) {
+            (Ok(rest), Some(home)) => {
+                *path = home.join(rest);
+                true
+            }
+            _ => false,
+        };
+        if let Some(votes) = self.arena.as_mut().and_then(|a| a.votes.as_mut())
+            && !from_home(votes)
+            && votes.is_relative()
+        {
+            *votes = dir.join(&*votes);
+        }
         if let Some(model) = self.model.as_mut() {
             resolve(&mut model.path);
             resolve(&mut model.tokenizer);
         }
         if let Some(folders) = self.trust.as_mut().and_then(|t| t.workspaces.as_mut()) {
-            let home = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf());
             for folder in folders.iter_mut() {
-                if let (Ok(rest), Some(home)) = (folder.strip_prefix("~"), &home) {
-                    *folder = home.join(rest);
-                } else if folder.is_relative() {
+                if !from_home(folder) && folder.is_relative() {
                     *folder = dir.join(&*folder);
                 }
             }

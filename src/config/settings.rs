@@ -23,6 +23,8 @@ pub struct Settings {
     pub prompt: PromptSettings,
     pub postprocess: PostprocessSettings,
     pub lsp: LspSettings,
+    /// `[arena]`: what only the language server reads.
+    pub arena: super::ArenaSettings,
 }
 
 /// The default time budget of a live suggestion, from its request reaching the model (the
@@ -163,6 +165,7 @@ impl Settings {
                 reuse_kv: l.reuse_kv.unwrap_or(true),
                 right_context_lines: l.right_context_lines.unwrap_or(0),
             },
+            arena: super::arena::resolve(options),
         }
     }
 }

@@ -20,7 +20,7 @@ pub struct Ignored {
     /// The workspace's config file.
     pub file: PathBuf,
     /// The dotted key.
-    pub key: &'static str,
+    pub key: String,
 }
 
 impl fmt::Display for Ignored {
@@ -74,22 +74,55 @@ fn canonical(path: &Path) -> PathBuf {
 /// Drops from a workspace file's options what it may not set: `[trust]` always, and when the
 /// workspace is not `trusted` the keys that choose endpoints, key variables, files and the cache.
 /// Returns the dropped keys.
-pub fn restrict(options: &mut Options, trusted: bool) -> Vec<&'static str> {
+pub fn restrict(options: &mut Options, trusted: bool) -> Vec<String> {
     let mut dropped = Vec::new();
     if let Some(trust) = options.trust.take() {
         if trust.workspace.is_some() {
-            dropped.push("trust.workspace");
+            dropped.push("trust.workspace".into());
         }
         if trust.workspaces.is_some() {
-            dropped.push("trust.workspaces");
+            dropped.push("trust.workspaces".into());
         }
     }
     if trusted {
         return dropped;
     }
+    dropped.extend(restrict_keys(options));
+    if let Some(arena) = options.arena.as_mut() {
+        if arena.votes.take().is_some() {
+            dropped.push("arena.votes".into());
+        }
+        if let Some(arms) = arena.arms.as_mut() {
+            dropped.extend(restrict_arms(arms));
+        }
+    }
+    dropped
+}
+
+/// Drops each arm that sets a key an untrusted workspace may not (an arm missing a key would
+/// no longer be the arm it names); returns the keys, as `arena.arms[I].KEY`.
+fn restrict_arms(arms: &mut Vec<serde_json::Value>) -> Vec<String> {
+    let mut dropped = Vec::new();
+    let mut index = 0;
+    arms.retain(|arm| {
+        let i = index;
+        index += 1;
+        let Ok((_, mut options)) = super::arena::arm_options(arm) else {
+            return true;
+        };
+        let keys = restrict_keys(&mut options);
+        dropped.extend(keys.iter().map(|key| format!("arena.arms[{i}].{key}")));
+        keys.is_empty()
+    });
+    dropped
+}
+
+/// Drops the keys that choose endpoints, key variables, files and the cache; returns them.
+fn restrict_keys(options: &mut Options) -> Vec<String> {
+    let mut dropped = Vec::new();
     let mut drop = |key: &'static str, set: bool| {
         if set {
-            dropped.push(key);
+            dropped.push(key.to_string());
         }
     };
     if let Some(b) = options.backend.as_mut() {
@@ -229,5 +262,37 @@ mod tests {
             .home_dir()
             .join("src");
         assert_eq!(folders, [home, dir.path().join("work")]);
+    }
+
+    #[test]
+    fn an_untrusted_workspace_keeps_only_arms_that_choose_nothing_outside_it() {
+        let text = "[arena]\nvotes = \"/tmp/elsewhere.jsonl\"\narms = [\"bm25\", \
+                    { retriever = \"none\", backend.kind = \"openai\", \
+                    backend.endpoint = \"http://127.0.0.1:9\" }, \
+                    { prompt.layout = \"repo\" }, { model.name = \"qwen2.5-coder-1.5b\" }]\n";
+        let mut untrusted = parse(text);
+        let dropped = restrict(&mut untrusted, false);
+        assert_eq!(
+            dropped,
+            [
+                "arena.votes",
+                "arena.arms[1].backend.kind",
+                "arena.arms[1].backend.endpoint",
+                "arena.arms[3].model.name",
+            ]
+        );
+        let arena = untrusted.arena.expect("kept");
+        assert_eq!(arena.votes, None);
+        let kept: Vec<String> = arena
+            .arms
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|arm| crate::config::arena::arm_options(arm).ok())
+            .map(|(spec, _)| spec)
+            .collect();
+        assert_eq!(kept, ["bm25", "{prompt.layout=\"repo\"}"]);
+        let mut trusted = parse(text);
+        assert!(restrict(&mut trusted, true).is_empty());
+        assert_eq!(trusted.arena.and_then(|a| a.arms).map(|a| a.len()), Some(4));
     }
 }

@@ -2,10 +2,16 @@
 //! shown a fetch's progress as `$/progress` while it comes ([`super::model_download`]), and
 //! loaded again when its settings change.
 
+use std::sync::Arc;
+
 use super::error::ServeError;
 use super::model_download;
 use super::state::State;
+use crate::config::Settings;
 use crate::live::Engine;
+
+/// Models loaded for arena arms besides the server's own.
+const ARM_ENGINES: usize = 2;
 use crate::progress::Progress;
 
 impl State {
@@ -20,6 +26,33 @@ impl State {
         {
             return Ok(engine.clone());
         }
+        let engine = self.load_engine(&settings).await?;
+        *slot = Some((settings, engine.clone()));
+        Ok(engine)
+    }
+
+    /// The model an arena arm's `settings` name: the server's own when they name it, else one
+    /// loaded for arms (kept while an arm names it; at most [`ARM_ENGINES`]).
+    pub async fn engine_for(&self, settings: &Arc<Settings>) -> Result<Engine, ServeError> {
+        let main = self.engine().await?;
+        if Engine::serves(&self.engine_settings(), settings) {
+            return Ok(main);
+        }
+        let mut loaded = self.arm_engines.lock().await;
+        if let Some((_, engine)) = loaded.iter().find(|(s, _)| Engine::serves(s, settings)) {
+            return Ok(engine.clone());
+        }
+        let engine = self.load_engine(settings).await?;
+        if loaded.len() >= ARM_ENGINES {
+            loaded.remove(0);
+        }
+        loaded.push((settings.clone(), engine.clone()));
+        Ok(engine)
+    }
+
+    /// Loads the model `settings` name, fetching it first if it is missing (the editor shown
+    /// the download's progress).
+    async fn load_engine(&self, settings: &Arc<Settings>) -> Result<Engine, ServeError> {
         let for_load = settings.clone();
         // A model fetched on the way reports its bytes to the editor while it comes.
         let (events, received) = tokio::sync::mpsc::unbounded_channel();
@@ -38,8 +71,6 @@ impl State {
             self.set_downloading(Some(model_download::note(named.name, 0, named.size)));
         }
         let (loaded, ()) = tokio::join!(load, model_download::relay(self, named.name, received));
-        let engine = loaded.map_err(ServeError::task("loading the model"))??;
-        *slot = Some((settings, engine.clone()));
-        Ok(engine)
+        Ok(loaded.map_err(ServeError::task("loading the model"))??)
     }
 }

@@ -16,8 +16,13 @@ use tower_lsp::lsp_types::{NumberOrString, Position, Url};
 
 use crate::prompt::PromptTokens;
 
+mod arena;
+pub use arena::{
+    ArenaReveal, ArenaRevealResult, ArenaStatus, ArenaVote, ArenaVoteParams, ArenaVoteResult,
+};
+
 /// Every command, as announced in `executeCommandProvider`.
-pub const ALL: [&str; 9] = [
+pub const ALL: [&str; 11] = [
     ReplayCase::NAME,
     NextCase::NAME,
     PreviousCase::NAME,
@@ -27,6 +32,8 @@ pub const ALL: [&str; 9] = [
     ListCases::NAME,
     Retrievers::NAME,
     Status::NAME,
+    ArenaVote::NAME,
+    ArenaReveal::NAME,
 ];
 
 /// A command of `workspace/executeCommand`: its name, its one argument and its answer.
@@ -489,6 +496,8 @@ pub struct StatusResult {
     /// The retriever completions use.
     pub retriever: String,
     pub folders: Vec<FolderStatus>,
+    /// The arena, when a folder has it on (`arena.enabled` and two arms or more).
+    pub arena: Option<ArenaStatus>,
 }
 
 /// The model: its label, where its file comes from, and whether it is there and loaded.

@@ -116,9 +116,11 @@ where
             }
         }
     }
-    // However the session ended, a file an in-place replay changed is put back.
+    // However the session ended, a file an in-place replay changed is put back, and a battle
+    // still shown is recorded as no choice.
     if let Some(state) = state.get() {
         replay::restore_in_place(state);
+        completion::battle::record_all_pending(state);
     }
     if shut_down.load(Ordering::SeqCst) {
         Ending::Clean

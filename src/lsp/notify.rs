@@ -14,7 +14,7 @@ pub async fn show_ignored(state: &State, ignored: &[Ignored]) {
     for key in ignored {
         tracing::warn!("{key}");
     }
-    let keys: Vec<&str> = ignored.iter().map(|i| i.key).collect();
+    let keys: Vec<&str> = ignored.iter().map(|i| i.key.as_str()).collect();
     let message = format!(
         "crossfile: {}: ignored {} (the workspace is not trusted: it cannot choose endpoints, \
          API-key variables, model files or the cache directory; trust it in your editor or in \

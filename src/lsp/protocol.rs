@@ -1,7 +1,7 @@
 //! LSP 3.18 types that lsp-types 0.94 lacks: `textDocument/inlineCompletion`'s params and result.
 
 use serde::{Deserialize, Serialize};
-use tower_lsp::lsp_types::{Range, TextDocumentPositionParams};
+use tower_lsp::lsp_types::{Command, Range, TextDocumentPositionParams};
 
 /// The method name of inline completion.
 pub const INLINE_COMPLETION: &str = "textDocument/inlineCompletion";
@@ -30,6 +30,9 @@ pub struct InlineCompletionItem {
     pub insert_text: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub range: Option<Range>,
+    /// Run after the item is inserted (an arena battle's vote).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<Command>,
 }
 
 #[cfg(test)]
@@ -52,6 +55,7 @@ mod tests {
             items: vec![InlineCompletionItem {
                 insert_text: "x()".into(),
                 range: Some(Range::new(at, at)),
+                command: None,
             }],
         };
         assert_eq!(

@@ -65,6 +65,7 @@ impl LanguageServer for Server {
     async fn shutdown(&self) -> jsonrpc::Result<()> {
         self.shut_down.store(true, Ordering::SeqCst);
         replay::restore_in_place(&self.state);
+        completion::battle::record_all_pending(&self.state);
         Ok(())
     }
 

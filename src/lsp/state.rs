@@ -14,6 +14,7 @@ use tower_lsp::lsp_types::Url;
 use super::completion::inflight::Requests;
 use super::replay::session::Replay;
 
+use crate::arena::battle::{Battles, PairDraw};
 use crate::backend::Foreground;
 use crate::config::{Options, Settings};
 use crate::live::{Engine, Folder, LastCompletions};
@@ -27,6 +28,12 @@ pub struct State {
     folders: RwLock<Vec<Arc<Folder>>>,
     /// The model and the settings it was loaded with (`State::engine`, in `engine.rs`).
     pub(super) engine: tokio::sync::Mutex<Option<(Arc<Settings>, Engine)>>,
+    /// Models loaded for arena arms that name another (`State::engine_for`).
+    pub(super) arm_engines: tokio::sync::Mutex<Vec<(Arc<Settings>, Engine)>>,
+    /// Arena battles shown and not yet decided, by document, and the last decided.
+    pub battles: Battles<Url>,
+    /// The arena's pair draws, made for the seed the settings name.
+    draws: Mutex<Option<(Option<u64>, Arc<PairDraw>)>>,
     /// The parent of every request's cancel token: cancelled when the session ends (the client's
     /// input closed), so no work outlives it.
     session: CancellationToken,
@@ -55,6 +62,9 @@ impl State {
             options: RwLock::new(Options::default()),
             folders: RwLock::new(Vec::new()),
             engine: tokio::sync::Mutex::new(None),
+            arm_engines: tokio::sync::Mutex::new(Vec::new()),
+            battles: Battles::default(),
+            draws: Mutex::new(None),
             requests: Requests::new(session.clone()),
             session,
             work_done_progress: AtomicBool::new(false),
@@ -168,6 +178,20 @@ impl State {
 
     pub(super) fn set_downloading(&self, note: Option<String>) {
         *self.downloading.lock().unwrap_or_else(|e| e.into_inner()) = note;
+    }
+
+    /// The arena's pair draws under `seed` (`None`: one drawn from the clock, kept for the
+    /// session); new draws when the settings name another seed.
+    pub fn pair_draw(&self, seed: Option<u64>) -> Arc<PairDraw> {
+        let mut draws = self.draws.lock().unwrap_or_else(|e| e.into_inner());
+        match draws.as_ref() {
+            Some((for_seed, draw)) if *for_seed == seed => draw.clone(),
+            _ => {
+                let draw = Arc::new(PairDraw::new(seed));
+                *draws = Some((seed, draw.clone()));
+                draw
+            }
+        }
     }
 
     /// Whether the model is loaded (not while it loads).

@@ -158,7 +158,7 @@ fn an_untrusted_workspace_cannot_choose_where_code_keys_and_files_go() {
     assert_eq!(settings.backend.endpoint, "http://127.0.0.1:8080");
     assert_eq!(settings.backend.api_key_env, None);
     assert_ne!(settings.index.cache_dir, std::path::Path::new("/somewhere"));
-    let keys: Vec<&str> = ignored.iter().map(|i| i.key).collect();
+    let keys: Vec<&str> = ignored.iter().map(|i| i.key.as_str()).collect();
     assert_eq!(
         keys,
         [

@@ -1,6 +1,7 @@
 //! `workspace/executeCommand`: the replay, scoring and inspection commands, each with one JSON
 //! object as its argument.
 
+mod arena;
 mod inspect;
 mod status;
 
@@ -12,8 +13,8 @@ use tower_lsp::lsp_types::ExecuteCommandParams;
 
 use crate::lsp::error::ServeError;
 use crate::lsp::ext::{
-    ALL, Command, Compare, Context, ListCases, NextCase, PreviousCase, ReplayCase, Retrievers,
-    Score, Status,
+    ALL, ArenaReveal, ArenaVote, Command, Compare, Context, ListCases, NextCase, PreviousCase,
+    ReplayCase, Retrievers, Score, Status,
 };
 use crate::lsp::replay::{self, cases, score};
 use crate::lsp::state::State;
@@ -63,6 +64,11 @@ pub async fn execute(
         }
         Retrievers::NAME => reply::<Retrievers>(Ok(status::retrievers(state))),
         Status::NAME => reply::<Status>(Ok(status::status(state))),
+        ArenaVote::NAME => {
+            let args = argument_of::<ArenaVote>(argument)?;
+            reply::<ArenaVote>(arena::vote(state, args))
+        }
+        ArenaReveal::NAME => reply::<ArenaReveal>(arena::reveal(state)),
         other => {
             return Err(jsonrpc::Error::invalid_params(format!(
                 "unknown command {other:?}: the commands are {}",

@@ -6,7 +6,11 @@ use crate::backend::BackendKind;
 use crate::complete::model_label;
 use crate::config::{self, Settings};
 use crate::live::IndexState;
-use crate::lsp::ext::{BackendStatus, FolderStatus, ModelStatus, RetrieverInfo, StatusResult};
+use std::sync::atomic::Ordering;
+
+use crate::lsp::ext::{
+    ArenaStatus, BackendStatus, FolderStatus, ModelStatus, RetrieverInfo, StatusResult,
+};
 use crate::lsp::state::State;
 use crate::retrieve::RETRIEVERS;
 
@@ -68,7 +72,29 @@ pub fn status(state: &State) -> StatusResult {
         user_config,
         retriever: settings.retrieve.retriever.to_string(),
         folders,
+        arena: arena_status(state),
     }
+}
+
+/// The arena of the first folder that has it on, with this session's counts.
+fn arena_status(state: &State) -> Option<ArenaStatus> {
+    let settings = state
+        .folders()
+        .iter()
+        .map(|folder| folder.settings())
+        .find(|settings| settings.arena.active())?;
+    let arena = &settings.arena;
+    let count = |n: &std::sync::atomic::AtomicU64| n.load(Ordering::Relaxed);
+    let battles = &state.battles;
+    Some(ArenaStatus {
+        arms: arena.arms.iter().map(|arm| arm.spec.clone()).collect(),
+        votes: arena.votes.clone(),
+        seed: state.pair_draw(arena.seed).seed(),
+        battles: count(&battles.shown),
+        recorded: count(&battles.recorded),
+        failed: count(&battles.failed),
+        blank: count(&battles.blank),
+    })
 }
 
 fn model_status(state: &State, settings: &Settings) -> ModelStatus {

@@ -47,6 +47,19 @@ pub struct Cursor {
     pub case: Option<Arc<ReplayedCase>>,
 }
 
+impl Cursor {
+    /// The same cursor completed with `settings` (an arena arm's).
+    pub fn with_settings(&self, settings: Arc<Settings>) -> Cursor {
+        Cursor {
+            folder: self.folder.clone(),
+            settings,
+            snapshot: self.snapshot.clone(),
+            query: self.query.clone(),
+            case: self.case.clone(),
+        }
+    }
+}
+
 /// Prepares the completion `request` asks for.
 pub async fn prepare(
     state: &State,
@@ -106,6 +119,17 @@ pub async fn complete(
     cancel: &CancellationToken,
 ) -> Result<Done, ServeError> {
     run(cursor, engine, retriever, true, cancel).await
+}
+
+/// Completes at `cursor` as an arena arm: its settings' retriever, from this cursor's own
+/// prompt and ranking (never a previous layout), the whole unit (no time budget).
+pub async fn complete_arm(
+    cursor: &Cursor,
+    engine: &Engine,
+    cancel: &CancellationToken,
+) -> Result<Done, ServeError> {
+    let spec = cursor.settings.retrieve.retriever.clone();
+    run(cursor, engine, Some(&spec), false, cancel).await
 }
 
 /// Completes at `cursor` with the settings' retriever from this cursor's own prompt, never from

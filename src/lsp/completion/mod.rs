@@ -11,6 +11,7 @@
 //! background ([`refresh`]).
 
 pub mod at_cursor;
+pub mod battle;
 pub mod inflight;
 mod refresh;
 
@@ -66,6 +67,11 @@ pub async fn inline_completion(
     params: InlineCompletionParams,
 ) -> jsonrpc::Result<Option<InlineCompletionList>> {
     let at = params.text_document_position;
+    if let Some((folder, rel)) = state.locate(&at.text_document.uri)
+        && folder.settings().arena.active()
+    {
+        return battle::inline(state, &at.text_document.uri, at.position, folder, rel).await;
+    }
     let Some(shown) = visible(state, &at.text_document.uri, at.position).await? else {
         return Ok(None);
     };
@@ -74,6 +80,7 @@ pub async fn inline_completion(
         .map(|suggestion| InlineCompletionItem {
             insert_text: suggestion.text,
             range: Some(Range::new(at.position, at.position)),
+            command: None,
         })
         .collect();
     Ok(Some(InlineCompletionList { items }))
@@ -202,19 +209,8 @@ async fn complete_at(
     asked: CursorRequest,
     cancel: CancellationToken,
 ) -> Result<Shown, ServeError> {
-    // The debounce: a newer request for this document within it cancels this one. None is no
-    // timer at all: tokio's timer counts whole milliseconds, so even a zero sleep waits for the
-    // next tick (1.4 ms at the median, measured with `bench lsp`).
-    let debounce_ms = asked.folder.settings().lsp.debounce_ms;
-    if debounce_ms > 0 {
-        let debounce = std::time::Duration::from_millis(debounce_ms);
-        tokio::select! {
-            () = tokio::time::sleep(debounce) => {}
-            () = cancel.cancelled() => return Err(ServeError::Cancelled),
-        }
-    } else if cancel.is_cancelled() {
-        return Err(ServeError::Cancelled);
-    }
+    // The debounce: a newer request for this document within it cancels this one.
+    debounce(asked.folder.settings().lsp.debounce_ms, &cancel).await?;
     let (uri, position) = (asked.uri.clone(), asked.position);
     let anchor = asked
         .buffer
@@ -251,6 +247,23 @@ async fn complete_at(
         refresh::replace_later(&state, cursor, engine, Replaced { uri, last, limit });
     }
     Ok(shown)
+}
+
+/// Waits `debounce_ms` unless `cancel` comes first. None is no timer at all: tokio's timer counts
+/// whole milliseconds, so even a zero sleep waits for the next tick (1.4 ms at the median,
+/// measured with `bench lsp`).
+async fn debounce(debounce_ms: u64, cancel: &CancellationToken) -> Result<(), ServeError> {
+    if debounce_ms > 0 {
+        let debounce = std::time::Duration::from_millis(debounce_ms);
+        tokio::select! {
+            () = tokio::time::sleep(debounce) => Ok(()),
+            () = cancel.cancelled() => Err(ServeError::Cancelled),
+        }
+    } else if cancel.is_cancelled() {
+        Err(ServeError::Cancelled)
+    } else {
+        Ok(())
+    }
 }
 
 /// The rest of the document's last suggestion when the user has typed its first characters (and
