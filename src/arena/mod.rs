@@ -6,6 +6,7 @@
 
 pub mod battle;
 pub mod fit;
+pub mod html;
 pub mod simulate;
 pub mod standings;
 pub mod vote;

@@ -7,7 +7,7 @@ pub mod bootstrap;
 pub mod build;
 pub mod compare;
 pub mod export;
-mod html;
+pub(crate) mod html;
 pub mod markdown;
 pub mod summary;
 pub mod textdiff;

@@ -1,4 +1,4 @@
-//! `crossfile bench arena VOTES.jsonl [--json]`: the arms of a votes file ranked by
+//! `crossfile bench arena VOTES.jsonl [--html OUT] [--json]`: the arms of a votes file ranked by
 //! Bradley–Terry strength, with intervals, the win-rate matrix and position bias; and `bench
 //! arena simulate`, which replays cases with the arms (as `bench run`) and casts a reference
 //! voter's votes on them.
@@ -51,6 +51,9 @@ pub struct ReadFlags {
     /// Print one JSON document instead of Markdown.
     #[arg(long)]
     pub json: bool,
+    /// Also write the standings as one self-contained HTML page (charts, nothing fetched).
+    #[arg(long, value_name = "OUT.html")]
+    pub html: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -102,6 +105,9 @@ pub fn run(args: &BenchArenaArgs) -> anyhow::Result<()> {
         return run_simulate(simulate);
     }
     let path = args.votes.as_ref().context("the votes file is required")?;
+    if let Some(out) = &args.read.html {
+        crossfile::bench::outputs::refuse_overwriting_inputs(out, &[path])?;
+    }
     let read = vote::read(path)?;
     for warning in &read.skipped {
         tracing::warn!("{warning}");
@@ -116,7 +122,7 @@ pub fn run(args: &BenchArenaArgs) -> anyhow::Result<()> {
         "{}: no votes to rank{skipped}",
         path.display()
     );
-    print_standings(&read.votes, &args.read)
+    print_standings(&read.votes, &args.read, path)
 }
 
 /// `bench arena simulate`: the arms replayed as `bench run` replays retrievers, then votes.
@@ -163,6 +169,12 @@ fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
         summary_on_stderr: true,
     };
     crossfile::bench::outputs::refuse_overwriting_inputs(&args.out, &[&args.cases, &run_path])?;
+    if let Some(html) = &args.read.html {
+        crossfile::bench::outputs::refuse_overwriting_inputs(
+            html,
+            &[&args.cases, &run_path, &args.out],
+        )?;
+    }
     super::run::run_cmd(&run_args)?;
     let run = super::report::read_checked(&run_path)?;
     let (votes, cases) = simulate(
@@ -178,7 +190,7 @@ fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
         votes.len(),
         args.out.display()
     );
-    print_standings(&votes, &args.read)
+    print_standings(&votes, &args.read, &args.out)
 }
 
 /// Replaces the file at `path` with `votes`, one line each.
@@ -201,7 +213,11 @@ fn write_votes(path: &std::path::Path, votes: &[Vote]) -> anyhow::Result<()> {
 }
 
 /// Ranks `votes` and prints the standings (`--json` or Markdown).
-fn print_standings(votes: &[Vote], args: &ReadFlags) -> anyhow::Result<()> {
+fn print_standings(
+    votes: &[Vote],
+    args: &ReadFlags,
+    source: &std::path::Path,
+) -> anyhow::Result<()> {
     let bootstrap = Bootstrap {
         resamples: args.resamples,
         seed: args.seed,
@@ -210,6 +226,11 @@ fn print_standings(votes: &[Vote], args: &ReadFlags) -> anyhow::Result<()> {
     let standings = standings(votes, bootstrap);
     for warning in &standings.warnings {
         tracing::warn!("{warning}");
+    }
+    if let Some(out) = &args.html {
+        let page = crossfile::arena::html::render_html(&standings, &source.display().to_string());
+        std::fs::write(out, page).with_context(|| format!("writing {}", out.display()))?;
+        tracing::info!("wrote {}", out.display());
     }
     if args.json {
         return super::super::print_json(&serde_json::to_value(&standings)?);

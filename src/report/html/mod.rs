@@ -334,7 +334,7 @@ fn pairwise(page: &mut String, report: &Report) {
     }
 }
 
-const CSS: &str = "body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1200px;\
+pub(crate) const CSS: &str = "body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1200px;\
 padding:0 1em;color:#222}h1{font-size:1.4em}h2{margin-top:1.6em;border-bottom:1px solid #ccc}\
 table{border-collapse:collapse;margin:.5em 0;font-size:.9em}th,td{border:1px solid #ddd;\
 padding:.25em .5em;text-align:right}th:first-child,td:first-child,.pairs th:nth-child(2),.pairs td:nth-child(2),.pairs td:nth-child(5){text-align:left}td small{display:block}\
