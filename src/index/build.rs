@@ -67,6 +67,10 @@ impl Index {
         settings: &IndexSettings,
         progress: &Progress,
     ) -> Result<(Index, SyncReport), IndexError> {
+        // Two processes opening one index at once (two editors on a workspace) would each find
+        // it half made and rebuild it under the other: they take turns, the second opening what
+        // the first built.
+        let _turn = build_turn(root, settings)?;
         let index = Index::open(root, settings)?;
         let report = index.sync(progress)?;
         Ok((index, report))
@@ -477,4 +481,32 @@ fn dir_size(dir: &Path) -> u64 {
                 .sum()
         })
         .unwrap_or(0)
+}
+
+/// An exclusive lock, across processes, on opening and bringing up to date the index of `root`
+/// (a file beside the index's folder, `<folder>.open.lock`); released when dropped or when the
+/// process dies.
+fn build_turn(root: &Path, settings: &IndexSettings) -> Result<std::fs::File, IndexError> {
+    let canonical = root.canonicalize().map_err(|error| WorkspaceError::Read {
+        path: root.into(),
+        error,
+    })?;
+    let dir = index_dir(&canonical, settings);
+    let mut name = dir.file_name().unwrap_or_default().to_os_string();
+    name.push(".open.lock");
+    let path = dir.with_file_name(name);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| IndexError::io(parent, e))?;
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| IndexError::io(&path, e))?;
+    if file.try_lock().is_err() {
+        tracing::info!(index = %dir.display(), "waiting for another crossfile process to finish this index");
+        file.lock().map_err(|e| IndexError::io(&path, e))?;
+    }
+    Ok(file)
 }

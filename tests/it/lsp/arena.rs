@@ -265,9 +265,8 @@ fn two_servers_voting_into_one_file_at_once_lose_no_line() {
             scope.spawn(move || {
                 let cache = tempfile::tempdir().expect("a cache");
                 let mut client = Client::start(cache.path());
-                let mut options = arena(ws, path, seed);
-                options["index"]["cache_dir"] = json!(cache.path().join("index"));
-                client.initialize(ws.root(), options);
+                // Both index the one workspace into one cache at once, as two editors do.
+                client.initialize(ws.root(), arena(ws, path, seed));
                 client.wait_for_index();
                 open(&mut client, ws.root(), TEXT);
                 for _ in 0..battles {
