@@ -183,11 +183,19 @@ pub struct Side {
     pub metrics: Option<BTreeMap<String, f64>>,
 }
 
+/// A battle decided: its id, the votes file and the vote written there.
+#[derive(Clone, Debug)]
+pub struct Decided {
+    pub id: u64,
+    pub votes: PathBuf,
+    pub vote: Vote,
+}
+
 /// The battles shown, at most one pending per document, and the last decided one.
 #[derive(Debug)]
 pub struct Battles<K> {
     pending: Mutex<HashMap<K, Battle>>,
-    decided: Mutex<Option<Vote>>,
+    decided: Mutex<Option<Decided>>,
     next_id: AtomicU64,
     /// Counts for the status: battles shown, votes written, arms failed, blank answers.
     pub shown: AtomicU64,
@@ -248,14 +256,18 @@ impl<K: Eq + Hash + Clone> Battles<K> {
         pending.drain().map(|(_, b)| b).collect()
     }
 
-    /// Remembers `vote` as the last decided (what a reveal shows).
-    pub fn decided(&self, vote: Vote) {
+    /// Remembers `battle`'s `vote` as the last decided (what a reveal shows).
+    pub fn decided(&self, battle: &Battle, vote: Vote) {
         self.recorded.fetch_add(1, Ordering::Relaxed);
-        *self.decided.lock().unwrap_or_else(|e| e.into_inner()) = Some(vote);
+        *self.decided.lock().unwrap_or_else(|e| e.into_inner()) = Some(Decided {
+            id: battle.id,
+            votes: battle.votes.clone(),
+            vote,
+        });
     }
 
-    /// The last vote written in this session.
-    pub fn last_decided(&self) -> Option<Vote> {
+    /// The last battle decided in this session.
+    pub fn last_decided(&self) -> Option<Decided> {
         self.decided
             .lock()
             .unwrap_or_else(|e| e.into_inner())

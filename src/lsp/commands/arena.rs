@@ -33,13 +33,16 @@ pub fn vote(state: &State, args: ArenaVoteParams) -> Result<ArenaVoteResult, Ser
 
 /// The last battle decided in this session, in the order it was shown, its arms named.
 pub fn reveal(state: &State) -> Result<ArenaRevealResult, ServeError> {
-    let vote = state.battles.last_decided().ok_or_else(|| {
+    let decided = state.battles.last_decided().ok_or_else(|| {
         ServeError::request("no arena battle has been decided in this session yet")
     })?;
+    let vote = &decided.vote;
     let first = usize::from(vote.first);
     let order = [first, 1 - first];
     let in_order = |of: &[String; 2]| order.map(|i| of[i].clone());
     Ok(ArenaRevealResult {
+        battle: decided.id,
+        votes: decided.votes.clone(),
         arms: in_order(&vote.arms),
         picked: vote
             .choice

@@ -199,7 +199,7 @@ fn items(battle: &Battle, position: Position) -> InlineCompletionList {
 pub fn record(state: &State, battle: &Battle, pick: Option<u8>) -> Vote {
     let vote = battle.vote(pick);
     match crate::arena::vote::append(&battle.votes, &vote) {
-        Ok(()) => state.battles.decided(vote.clone()),
+        Ok(()) => state.battles.decided(battle, vote.clone()),
         Err(e) => tracing::warn!("arena: {e}"),
     }
     vote

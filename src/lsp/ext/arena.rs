@@ -52,6 +52,10 @@ pub struct ArenaVoteResult {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ArenaRevealResult {
+    /// The battle's id (as its items' command named it).
+    pub battle: u64,
+    /// The votes file the vote was written to.
+    pub votes: PathBuf,
     pub arms: [String; 2],
     /// 1 or 2; null: no choice.
     pub picked: Option<u8>,

@@ -147,6 +147,10 @@ fn a_battle_is_two_blind_suggestions_and_the_vote_names_the_arm_picked() {
     assert_eq!(arms, [none, bm25], "arms in the settings' order");
     let revealed = client.execute("crossfile.arenaReveal", json!({}));
     assert_eq!(revealed["picked"], json!(2));
+    assert_eq!(
+        (&revealed["battle"], &revealed["votes"]),
+        (&json!(id), &json!(path))
+    );
     assert_eq!(revealed["arms"][1], vote["arms"][1 - first], "{revealed}");
     assert_eq!(revealed["texts"][1], json!(shown[1]));
 
