@@ -261,3 +261,151 @@ describe('arena, in the client alone', function()
       health.arena_line({ enabled = true, arms = { 'bm25', 'none' }, votes = '/v', battles = 4, recorded = 3, failed = 0, blank = 1 }))
   end)
 end)
+
+describe('arena against the server', function()
+  local child, root, votes_file
+  -- Two arms whose suggestions differ at the same cursor: 3 tokens against 12.
+  local arms = { { retriever = 'none', ['prompt.max_new_tokens'] = 3 }, { retriever = 'bm25', ['prompt.max_new_tokens'] = 12 } }
+
+  setup(function()
+    root = H.tiny('arena')
+    votes_file = vim.fs.joinpath(H.tmp, 'arena-votes', 'votes.jsonl')
+    child = H.nvim()
+    child.lua([[
+      local seen = {}
+      package.loaded.crossfile_arena_votes = seen
+      vim.api.nvim_create_autocmd('User', { pattern = 'CrossfileArenaVote', callback = function(ev) seen[#seen + 1] = ev.data end })
+    ]])
+    H.setup(child, H.settings({ arena = { enabled = true, arms = arms, votes = votes_file, seed = 7 } }))
+    child.lua('vim.cmd.edit(...)', vim.fs.joinpath(root, 'app.py'))
+    assert.is_truthy(child.wait_for(30000, H.ready_code), 'the server did not start')
+  end)
+  teardown(function() child.stop() end)
+
+  -- The battle shown once one differs from `other` (a battle id), within 180 s.
+  local function battle_other_than(other)
+    return child.wait_for(180000, [[
+      local b = require('crossfile').battle()
+      return b and b.id ~= ... and b or nil
+    ]], other or vim.NIL)
+  end
+
+  -- The vote on battle `id` once the server answered it.
+  local function vote_on(id)
+    return child.wait_for(30000, [[
+      for _, v in ipairs(package.loaded.crossfile_arena_votes) do if v.battle == ... then return v end end
+    ]], id)
+  end
+
+  local function votes()
+    local out = {}
+    for _, l in ipairs(vim.fn.readfile(votes_file)) do out[#out + 1] = vim.json.decode(l) end
+    return out
+  end
+
+  local first_id
+
+  it('shows both suggestions as you type; <S-Tab> inserts 2 and the votes file records it', function()
+    child.input('Go<CR>def perimeter(box):<CR>    return ')
+    assert.equal('i', child.lua('return vim.api.nvim_get_mode().mode'))
+    local battle = battle_other_than(nil)
+    assert.is_truthy(battle, 'no battle within 180 s: ' .. vim.inspect(child.lua('return package.loaded.crossfile_notes')))
+    first_id = battle.id
+    assert.are_not.equal(battle.texts[1], battle.texts[2])
+    -- 1 as ghost text labelled "1", 2 as virtual lines labelled "2" (no arm named anywhere).
+    local marks = child.lua(marks_code)
+    local inline, label, below = nil, nil, {}
+    for _, m in ipairs(marks) do
+      local d = m[4]
+      if d.virt_text_pos == 'inline' then inline = d.virt_text[1][1] end
+      if d.virt_text_pos == 'eol' then label = d.virt_text[1][1] end
+      for _, vl in ipairs(d.virt_lines or {}) do
+        local parts = {}
+        for _, chunk in ipairs(vl) do parts[#parts + 1] = chunk[1] end
+        below[#below + 1] = table.concat(parts)
+      end
+    end
+    local one = vim.split(battle.texts[1], '\n', { plain = true })
+    local two = vim.split(battle.texts[2], '\n', { plain = true })
+    if one[1] ~= '' then assert.equal(one[1], inline) end
+    assert.equal(' 1 ', label)
+    local labelled = vim.tbl_filter(function(l) return vim.startswith(l, ' 2 ') end, below)
+    assert.equal(1, #labelled, vim.inspect(below))
+    -- Under where it goes in: after `    return ` (11 columns, 3 of them the label).
+    assert.equal(' 2 ' .. string.rep(' ', 8) .. two[1], labelled[1])
+    local text = table.concat(below, '\n') .. (inline or '')
+    for _, arm in ipairs({ 'none', 'bm25' }) do assert.is_nil(text:find(arm, 1, true), arm .. ' shows') end
+
+    child.input('<S-Tab>')
+    local lines = child.lua('return vim.api.nvim_buf_get_lines(0, -1 - select(1, ...), -1, false)', #two)
+    two[1] = '    return ' .. two[1]
+    assert.same(two, lines)
+    assert.equal(vim.NIL, child.lua('return require("crossfile").battle() or vim.NIL'))
+    local vote = vote_on(first_id)
+    assert.is_truthy(vote, 'the vote was not answered')
+    assert.is_nil(vote.err)
+    assert.is_true(vote.recorded)
+    assert.equal(votes_file, vote.votes)
+    local all = votes()
+    local chosen = vim.tbl_filter(function(v) return v.choice ~= vim.NIL end, all)
+    assert.equal(1, #chosen, vim.inspect(all))
+    local line = all[#all]
+    assert.equal(1 - line.first, line.choice)
+    assert.equal(battle.texts[2], line.texts[line.choice + 1])
+    assert.equal(battle.texts[1], line.texts[line.first + 1])
+    child.input('<Esc>')
+  end)
+
+  it('a battle dismissed with <C-]> is recorded as no choice; :Crossfile arena reveal names both arms', function()
+    assert.is_not_nil(first_id, 'the first battle did not run')
+    child.input('o<CR>def half_width(box):<CR>    return ')
+    local battle = battle_other_than(first_id)
+    assert.is_truthy(battle, 'no second battle within 180 s')
+    child.input('<C-]>')
+    assert.equal(vim.NIL, child.lua('return require("crossfile").battle() or vim.NIL'))
+    assert.equal('    return ', child.lua('return vim.api.nvim_get_current_line()'))
+    local vote = vote_on(battle.id)
+    assert.is_truthy(vote, 'the vote was not answered')
+    assert.is_nil(vote.pick)
+    assert.is_true(vote.recorded)
+    local all = votes()
+    local line = all[#all]
+    assert.equal(vim.NIL, line.choice)
+    assert.equal(battle.texts[1], line.texts[line.first + 1])
+    child.input('<Esc>')
+
+    child.lua('vim.cmd("Crossfile arena reveal")')
+    assert.is_truthy(child.wait_for(30000, 'return not require("crossfile.views").is_pending("arena")'))
+    local view = child.lua([[
+      local buf = vim.fn.bufnr('crossfile://arena')
+      return { lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false), win = vim.fn.bufwinid(buf) }
+    ]])
+    assert.is_not.equal(-1, view.win)
+    local answer = child.lua('return require("crossfile").arena_reveal_sync()')
+    assert.equal(battle.id, answer.battle)
+    assert.equal(vim.NIL, answer.picked)
+    -- The arms in shown order: the votes line's, from its `first`.
+    assert.same({ line.arms[line.first + 1], line.arms[2 - line.first] }, answer.arms)
+    local text = table.concat(view.lines, '\n')
+    assert.matches('## 1: ' .. answer.arms[1], text, 1, true)
+    assert.matches('## 2: ' .. answer.arms[2], text, 1, true)
+    assert.matches('picked: none', text, 1, true)
+    local said = child.lua([[
+      for _, n in ipairs(package.loaded.crossfile_notes) do if n.msg:find('battle', 1, true) then return n.msg end end
+    ]])
+    assert.equal('crossfile: ' .. require('crossfile.arena').summary(answer), said)
+  end)
+
+  it(':checkhealth crossfile reports the arena', function()
+    local text = child.lua([[
+      vim.cmd('checkhealth crossfile')
+      local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+      vim.cmd('tabclose')
+      return text
+    ]])
+    local recorded = text:match('arena: on, arms [^\n]+; %d+ battles shown, (%d+) votes recorded')
+    assert.is_truthy(recorded, text)
+    assert.is_true(tonumber(recorded) >= 2)
+    assert.matches('votes file ' .. vim.pesc(votes_file), text)
+  end)
+end)
