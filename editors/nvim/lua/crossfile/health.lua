@@ -20,8 +20,9 @@ function M.arena_line(arena)
   if type(arena) ~= 'table' or arena.enabled == false then return 'arena: off' end
   local arms = {}
   for _, a in ipairs(type(arena.arms) == 'table' and arena.arms or {}) do arms[#arms + 1] = tostring(a) end
-  return ('arena: on, arms %s; %s battles shown, %s votes recorded, %s failed, %s blank; votes file %s'):format(
-    table.concat(arms, ', '), count(arena.battles), count(arena.recorded), count(arena.failed), count(arena.blank),
+  local seed = type(arena.seed) == 'number' and (', seed ' .. count(arena.seed)) or ''
+  return ('arena: on, arms %s%s; %s battles shown, %s votes recorded, %s failed, %s blank; votes file %s'):format(
+    table.concat(arms, ', '), seed, count(arena.battles), count(arena.recorded), count(arena.failed), count(arena.blank),
     str(arena.votes) or '?')
 end
 

@@ -204,7 +204,12 @@ function M.arena_text(answer)
     local a = type(answer.arms) == 'table' and answer.arms[n] or nil
     return type(a) == 'string' and a or vim.inspect(a)
   end
-  b.add(('Crossfile arena: battle %s revealed'):format(tostring(answer.battle)), 'CrossfileTitle')
+  local id = type(answer.battle) == 'number' and (' ' .. number(answer.battle)) or ''
+  local at = ''
+  if type(answer.path) == 'string' then
+    at = (' at %s:%s:%s'):format(vim.fn.fnamemodify(answer.path, ':~:.'), tostring(answer.line), tostring(answer.col))
+  end
+  b.add(('Crossfile arena: the last battle%s revealed%s'):format(id, at), 'CrossfileTitle')
   local picked = answer.picked
   if picked == 1 or picked == 2 then
     b.add(('  picked: %d (%s)'):format(picked, arm(picked)), 'CrossfileInsert')
