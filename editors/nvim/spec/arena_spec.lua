@@ -338,6 +338,8 @@ describe('arena against the server', function()
     assert.equal(' 2 ' .. string.rep(' ', 8) .. two[1], labelled[1])
     local text = table.concat(below, '\n') .. (inline or '')
     for _, arm in ipairs({ 'none', 'bm25' }) do assert.is_nil(text:find(arm, 1, true), arm .. ' shows') end
+    -- Nor in the statusline.
+    assert.matches('^crossfile · arena · %d+ ms$', child.lua('return require("crossfile").status()'))
 
     child.input('<S-Tab>')
     local lines = child.lua('return vim.api.nvim_buf_get_lines(0, -1 - select(1, ...), -1, false)', #two)

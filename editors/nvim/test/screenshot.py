@@ -67,6 +67,8 @@ local function arena_step()
   vim.cmd('only')
   cf.set_settings(vim.tbl_deep_extend('force', settings, vim.json.decode({lua_string(json.dumps(arena))})))
   vim.cmd.edit({lua_string(arena_file)})
+  -- The lines typed as they should read: no indent added.
+  vim.bo.autoindent, vim.bo.smartindent, vim.bo.indentexpr = false, false, ''
   assert(vim.wait({STEP_SECONDS * 1000}, function()
     local c = vim.lsp.get_clients({{ name = 'crossfile', bufnr = 0 }})[1]
     return c ~= nil and c.initialized

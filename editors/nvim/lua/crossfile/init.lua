@@ -282,24 +282,27 @@ function M.cancel() return jobs.cancel() end
 --- A short status for a statusline: `crossfile · <model> · <retriever> · <latency> ms · case 3/30 ·
 --- ES 71.4`, or ''. The model and retriever are what made the buffer's last suggestion, else what
 --- the server last said it runs with (`crossfile.status`, asked on attach and after a settings
---- change): never a request of its own.
+--- change): never a request of its own. After an arena battle, `crossfile · arena · <latency> ms`.
 function M.status()
   local buf = vim.api.nvim_get_current_buf()
   local c = client.for_buf(buf)
   local waiting = jobs.status()
   if not c then return waiting and ('crossfile · ' .. waiting) or '' end
   local parts = { 'crossfile' }
-  local made_by = inline.made_by[buf] or {}
-  local server = client.last_status(c) or {}
-  local model = made_by.model or vim.tbl_get(server, 'model', 'label')
-  if model then parts[#parts + 1] = model end
-  local retriever = made_by.retriever or server.retriever
-  if retriever then parts[#parts + 1] = retriever end
   local last = inline.last
-  if last and last.buf == buf and last.shown then
-    parts[#parts + 1] = ('%d ms'):format(last.latency_ms)
-    if last.battle then parts[#parts + 1] = 'arena' end
+  local battle = last and last.buf == buf and last.shown and last.battle
+  if battle then
+    -- An arena battle: its arms (their retriever, maybe their model) stay unsaid until the reveal.
+    parts[#parts + 1] = 'arena'
+  else
+    local made_by = inline.made_by[buf] or {}
+    local server = client.last_status(c) or {}
+    local model = made_by.model or vim.tbl_get(server, 'model', 'label')
+    if model then parts[#parts + 1] = model end
+    local retriever = made_by.retriever or server.retriever
+    if retriever then parts[#parts + 1] = retriever end
   end
+  if last and last.buf == buf and last.shown then parts[#parts + 1] = ('%d ms'):format(last.latency_ms) end
   local cur = replay.current
   if cur and cur.buf == buf and cur.case then
     parts[#parts + 1] = ('case %d/%d'):format((cur.case.index or 0) + 1, cur.case.count or 0)
