@@ -225,7 +225,12 @@ def main():
     finally:
         os.killpg(nvim.pid, 9)
         nvim.wait()
-        subprocess.run(["rm", "-rf", tmp], check=False)
+        # The servers outlive Neovim a moment: one ending its session records the arena's pending
+        # battle (votes.jsonl in tmp) as it exits.
+        for _ in range(20):
+            if subprocess.run(["rm", "-rf", tmp], check=False, stderr=subprocess.DEVNULL).returncode == 0:
+                break
+            time.sleep(0.5)
     print(f"screenshot: {out}/nvim-ghost.png {out}/nvim-compare.png {out}/nvim-arena.png", file=sys.stderr)
 
 
