@@ -6,7 +6,8 @@ Runs `nvim` (not headless: its TUI) in a pseudo-terminal of 150x40 cells, emulat
 the plugin set up against the real server and the embedded model. It replays the first DEV case,
 waits for the ghost text (the Lua API says when), and saves the screen as nvim-ghost.png; then
 `:Crossfile compare none bm25` (the plugin/ file defines it at startup), waited for, and
-nvim-compare.png. The screen becomes an HTML page of coloured
+nvim-compare.png; last, with the arena on (two arms), a function typed in a small workspace until
+the battle shows both suggestions, nvim-arena.png. The screen becomes an HTML page of coloured
 cells that Debian's Chromium photographs. Exits non-zero when a step does not happen in time.
 """
 
@@ -45,7 +46,7 @@ def lua_string(s):
     return json.dumps(s)  # a JSON string is a valid Lua string literal for these paths
 
 
-def init_lua(plugin, marks, settings):
+def init_lua(plugin, marks, settings, arena, arena_file):
     env = os.environ
     return f"""
 vim.opt.rtp:prepend({lua_string(plugin)})
@@ -54,9 +55,39 @@ vim.o.number = true
 vim.o.laststatus = 2
 vim.o.shortmess = vim.o.shortmess .. 'I'
 local cf = require('crossfile')
-cf.setup({{ cmd = {{ {lua_string(env['CROSSFILE_BIN'])}, 'serve' }}, settings = vim.json.decode({lua_string(json.dumps(settings))}) }})
+local settings = vim.json.decode({lua_string(json.dumps(settings))})
+cf.setup({{ cmd = {{ {lua_string(env['CROSSFILE_BIN'])}, 'serve' }}, settings = settings }})
 vim.o.statusline = " %f  %=%{{v:lua.require'crossfile'.status()}} "
 local function mark(name) local f = assert(io.open({lua_string(marks)} .. '/' .. name, 'w')); f:close() end
+local function fail(err)
+  local f = assert(io.open({lua_string(marks)} .. '/error', 'w')); f:write(tostring(err)); f:close()
+end
+-- The keys are typed once this callback returns: a timer waits for the battle.
+local function arena_step()
+  vim.cmd('only')
+  cf.set_settings(vim.tbl_deep_extend('force', settings, vim.json.decode({lua_string(json.dumps(arena))})))
+  vim.cmd.edit({lua_string(arena_file)})
+  -- The lines typed as they should read: no indent added.
+  vim.bo.autoindent, vim.bo.smartindent, vim.bo.indentexpr = false, false, ''
+  assert(vim.wait({STEP_SECONDS * 1000}, function()
+    local c = vim.lsp.get_clients({{ name = 'crossfile', bufnr = 0 }})[1]
+    return c ~= nil and c.initialized
+  end, 100), 'no server for the arena workspace')
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('Go<CR>def perimeter(box):<CR>    return ', true, false, true), 'nt', false)
+  local deadline = vim.uv.now() + {STEP_SECONDS * 1000}
+  local timer = assert(vim.uv.new_timer())
+  timer:start(200, 200, vim.schedule_wrap(function()
+    if cf.battle() then
+      timer:stop()
+      vim.api.nvim_echo({{ {{ '' }} }}, false, {{}})
+      vim.cmd.redraw({{ bang = true }})
+      mark('arena')
+    elseif vim.uv.now() > deadline then
+      timer:stop()
+      fail('no battle')
+    end
+  end))
+end
 vim.schedule(function()
   local ok, err = pcall(function()
     cf.replay_sync({{ cases = {lua_string(env['CROSSFILE_BENCH_CASES'])}, repos = {lua_string(env['CROSSFILE_BENCH_REPOS'])}, case = 0 }})
@@ -70,10 +101,10 @@ vim.schedule(function()
     assert(vim.wait({STEP_SECONDS * 1000}, function() return not views.is_pending('compare') end, 100), 'no compare')
     vim.cmd.redraw({{ bang = true }})
     mark('compare')
+    vim.wait(1500)
+    arena_step()
   end)
-  if not ok then
-    local f = assert(io.open({lua_string(marks)} .. '/error', 'w')); f:write(tostring(err)); f:close()
-  end
+  if not ok then fail(err) end
 end)
 """
 
@@ -136,9 +167,22 @@ def main():
     settings = {"index": {"cache_dir": os.path.join(tmp, "cache")},
                 "model": {"path": os.environ["CROSSFILE_MODEL"], "n_ctx": 1024},
                 "prompt": {"max_new_tokens": 16}}
+    # The arena's workspace: two small Python files; arms whose suggestions differ (3 tokens, 12).
+    workspace = os.path.join(tmp, "arena")
+    os.makedirs(workspace)
+    files = {"app.py": "from shapes import Box\n\ndef area(box):\n    return box.width * box.height\n",
+             "shapes.py": "class Box:\n    def __init__(self, width, height):\n        self.width = width\n"
+                          "        self.height = height\n",
+             "pyproject.toml": "[project]\nname = \"arena\"\n"}
+    for name, text in files.items():
+        with open(os.path.join(workspace, name), "w", encoding="utf-8") as f:
+            f.write(text)
+    arena = {"arena": {"enabled": True, "seed": 7, "votes": os.path.join(tmp, "votes.jsonl"),
+                       "arms": [{"retriever": "none", "prompt.max_new_tokens": 3},
+                                {"retriever": "bm25", "prompt.max_new_tokens": 12}]}}
     init = os.path.join(tmp, "init.lua")
     with open(init, "w", encoding="utf-8") as f:
-        f.write(init_lua(plugin, marks, settings))
+        f.write(init_lua(plugin, marks, settings, arena, os.path.join(workspace, "app.py")))
 
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
@@ -176,11 +220,18 @@ def main():
         photograph(screen, os.path.join(out, "nvim-ghost.png"), tmp)
         wait_for("compare")
         photograph(screen, os.path.join(out, "nvim-compare.png"), tmp)
+        wait_for("arena")
+        photograph(screen, os.path.join(out, "nvim-arena.png"), tmp)
     finally:
         os.killpg(nvim.pid, 9)
         nvim.wait()
-        subprocess.run(["rm", "-rf", tmp], check=False)
-    print(f"screenshot: {out}/nvim-ghost.png {out}/nvim-compare.png", file=sys.stderr)
+        # The servers outlive Neovim a moment: one ending its session records the arena's pending
+        # battle (votes.jsonl in tmp) as it exits.
+        for _ in range(20):
+            if subprocess.run(["rm", "-rf", tmp], check=False, stderr=subprocess.DEVNULL).returncode == 0:
+                break
+            time.sleep(0.5)
+    print(f"screenshot: {out}/nvim-ghost.png {out}/nvim-compare.png {out}/nvim-arena.png", file=sys.stderr)
 
 
 if __name__ == "__main__":

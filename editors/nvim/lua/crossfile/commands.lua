@@ -1,5 +1,5 @@
 -- crossfile.commands: `:Crossfile {subcommand}` (replay, next, prev, score, compare, context,
--- cancel, trust, health) and its completion. Nothing here waits for the server: a command sends
+-- arena reveal, cancel, trust, health) and its completion. Nothing here waits for the server: a command sends
 -- its request, its view shows a pending state, and the answer is rendered when it comes.
 
 local client = require('crossfile.client')
@@ -183,6 +183,29 @@ local function context_command()
   views().pending('context', title, job)
 end
 
+--- The actions of `:Crossfile arena {action}`.
+M.arena_actions = { 'reveal' }
+
+-- `:Crossfile arena reveal`: the last recorded battle with its arms, in the crossfile://arena split
+-- and said in one line.
+local function arena_command(fargs)
+  if fargs[1] ~= 'reveal' then
+    return say(('arena: %s: the actions are %s'):format(fargs[1] and ('unknown action ' .. fargs[1]) or 'no action',
+      table.concat(M.arena_actions, ', ')), vim.log.levels.ERROR)
+  end
+  local title = 'Crossfile arena: the last battle revealed'
+  local job = api().arena_reveal(function(err, answer, job)
+    if not views().waits_for('arena', job) then return end
+    if err then
+      views().render('arena', views().message_text(title, job.cancelled and 'cancelled' or err))
+      return failed(err, job)
+    end
+    views().render('arena', views().arena_text(answer))
+    say(require('crossfile.arena').summary(answer))
+  end)
+  views().pending('arena', title, job)
+end
+
 local function cancel_command()
   local n = api().cancel()
   say(n == 0 and 'nothing is waiting for the server' or ('cancelled %d command(s)'):format(n))
@@ -202,6 +225,7 @@ M.subcommands = {
   score = { run = score_command, server = true },
   compare = { run = compare_command, server = true },
   context = { run = context_command, server = true },
+  arena = { run = arena_command, server = true },
   cancel = { run = cancel_command },
   trust = { run = trust_command, server = true },
   health = { run = function() vim.cmd('checkhealth crossfile') end },
@@ -306,6 +330,7 @@ function M.complete(lead, line)
   local before = vim.list_slice(words, 3)
   if words[2] == 'compare' then return complete_specs(lead) end
   if words[2] == 'replay' then return complete_replay(lead, before) end
+  if words[2] == 'arena' and #before == 0 then return starting(M.arena_actions, lead) end
   return {}
 end
 

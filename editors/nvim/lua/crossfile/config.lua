@@ -8,7 +8,9 @@ M.defaults = {
   settings = {},
   filetypes = { 'python', 'java', 'typescript', 'typescriptreact', 'cs' },
   auto_trigger = true,
-  keymaps = { accept = '<Tab>', accept_line = '<S-Tab>', dismiss = '<C-]>', trigger = '<M-\\>' },
+  -- arena_1 / arena_2: pick suggestion 1 / 2 of an arena battle (tried before the others of a key).
+  keymaps = { accept = '<Tab>', accept_line = '<S-Tab>', dismiss = '<C-]>', trigger = '<M-\\>',
+    arena_1 = '<Tab>', arena_2 = '<S-Tab>' },
   root_markers = { '.git', 'crossfile.toml', 'pyproject.toml', 'setup.py', 'package.json', 'tsconfig.json',
     'pom.xml', 'build.gradle', '*.csproj', '*.sln' },
   project_settings = '.crossfile.json',
@@ -136,10 +138,24 @@ function M.trusts(root)
   return M.secure_read(vim.fs.joinpath(root, 'crossfile.toml')) ~= nil
 end
 
+--- `over` merged over `base` (neither changed): tables key by key, but a non-empty list (e.g.
+--- `arena.arms`) replaces the other whole, never merged by index (as Neovim 0.10's
+--- vim.tbl_deep_extend would).
+function M.merge(base, over)
+  if type(over) ~= 'table' then return vim.deepcopy(over) end
+  if type(base) == 'table' and next(over) == nil then return vim.deepcopy(base) end
+  if type(base) ~= 'table' or (vim.islist(over) and #over > 0) or (vim.islist(base) and #base > 0) then
+    return vim.deepcopy(over)
+  end
+  local out = vim.deepcopy(base)
+  for k, v in pairs(over) do out[k] = M.merge(out[k], v) end
+  return out
+end
+
 --- The settings sent for a workspace root: setup()'s `settings`, then the project's file over them,
 --- and the workspace's trust.
 function M.settings_for(root)
-  local settings = vim.tbl_deep_extend('force', vim.deepcopy(M.options.settings), M.project_settings(root))
+  local settings = M.merge(M.options.settings, M.project_settings(root))
   if M.trusts(root) then settings.trust = vim.tbl_extend('force', settings.trust or {}, { workspace = true }) end
   -- An empty table would go as a JSON array, which the server refuses.
   if next(settings) == nil then return vim.empty_dict() end

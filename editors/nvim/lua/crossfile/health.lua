@@ -1,6 +1,6 @@
 -- crossfile.health: `:checkhealth crossfile`: the server binary and its version, then for each
 -- running server what it resolved (`crossfile.status`: model, backend, cache directory, each
--- folder's index and trust) and whether it accepted the settings.
+-- folder's index and trust, the arena) and whether it accepted the settings.
 
 local client = require('crossfile.client')
 local config = require('crossfile.config')
@@ -11,6 +11,20 @@ local health = vim.health
 
 -- A JSON string of an answer, else nil (null may come as nil or vim.NIL).
 local function str(v) return type(v) == 'string' and v or nil end
+
+local function count(v) return type(v) == 'number' and ('%d'):format(v) or '?' end
+
+--- The arena part of a `crossfile.status` answer (`arena`: null when no folder has it on), as
+--- one line.
+function M.arena_line(arena)
+  if type(arena) ~= 'table' or arena.enabled == false then return 'arena: off' end
+  local arms = {}
+  for _, a in ipairs(type(arena.arms) == 'table' and arena.arms or {}) do arms[#arms + 1] = tostring(a) end
+  local seed = type(arena.seed) == 'number' and (', seed ' .. count(arena.seed)) or ''
+  return ('arena: on, arms %s%s; %s battles shown, %s votes recorded, %s failed, %s blank; votes file %s'):format(
+    table.concat(arms, ', '), seed, count(arena.battles), count(arena.recorded), count(arena.failed), count(arena.blank),
+    str(arena.votes) or '?')
+end
 
 local function check_binary()
   local cmd = config.options.cmd
@@ -99,6 +113,7 @@ local function report_status(c)
   local user = str(status.userConfig)
   health.info(('user config: %s'):format(user and (user .. (status.userConfigExists and '' or ' (none there)')) or 'none'))
   for _, f in ipairs(status.folders or {}) do report_folder(f) end
+  health.info(M.arena_line(status.arena))
 end
 
 local function check_clients()

@@ -1,6 +1,7 @@
 -- crossfile: the Neovim client of `crossfile serve`: setup() and the public Lua API (:help crossfile).
 -- The calls that ask the server return at once and answer a callback; `*_sync` forms wait.
 
+local arena = require('crossfile.arena')
 local client = require('crossfile.client')
 local config = require('crossfile.config')
 local ghost = require('crossfile.ghost')
@@ -66,7 +67,8 @@ function M.setup(opts)
     group = group,
     pattern = 'CrossfileSuggestion',
     callback = function(ev)
-      if ev.data and ev.data.completed and views.visible('context') then refresh_context() end
+      -- A battle's context would tell its arms: the view keeps the last plain completion's.
+      if ev.data and ev.data.completed and not ev.data.battle and views.visible('context') then refresh_context() end
     end,
   })
   vim.api.nvim_create_autocmd('User', {
@@ -136,18 +138,62 @@ function M.suggestion(buf)
   return s and s.text or nil
 end
 
---- Inserts the suggestion shown in the current buffer; returns the text inserted, or nil.
-function M.accept()
-  return ghost.accept(vim.api.nvim_get_current_buf())
+-- Votes `pick` on the battle an accept ended (nil: none did).
+local function voted(buf, text, battle, pick)
+  if battle then arena.vote(buf, battle.id, pick) end
+  return text
 end
 
---- Inserts the first line of the suggestion; the rest stays shown.
+--- Inserts the suggestion shown in the current buffer; returns the text inserted, or nil. In an
+--- arena battle it is suggestion 1, and the vote says so.
+function M.accept()
+  local buf = vim.api.nvim_get_current_buf()
+  local text, battle = ghost.accept(buf)
+  return voted(buf, text, battle, 1)
+end
+
+--- Inserts the first line of the suggestion; the rest stays shown (in a battle: of suggestion 1,
+--- voted for).
 function M.accept_line()
   local buf = vim.api.nvim_get_current_buf()
   local s = ghost.get(buf)
   if not s then return nil end
-  return ghost.accept(buf, ghost.first_line(s.text))
+  local text, battle = ghost.accept(buf, ghost.first_line(s.text))
+  return voted(buf, text, battle, 1)
 end
+
+--- The arena battle shown in `buf` (default: the current buffer): { id, texts = {1's, 2's} }, or
+--- nil.
+function M.battle(buf)
+  if buf == nil or buf == 0 then buf = vim.api.nvim_get_current_buf() end
+  local b = ghost.battle(buf)
+  return b and { id = b.id, texts = vim.deepcopy(b.texts) } or nil
+end
+
+--- Accepts suggestion `n` (1 or 2) of the battle shown in the current buffer: inserts it whole,
+--- as accept() does, and sends the vote (crossfile.arenaVote). Returns the text, or nil when no
+--- battle shows.
+function M.arena_accept(n)
+  if n ~= 1 and n ~= 2 then error('crossfile: arena_accept: 1 or 2, got ' .. vim.inspect(n), 0) end
+  local buf = vim.api.nvim_get_current_buf()
+  if not ghost.battle(buf) then return nil end
+  local text, battle = ghost.accept(buf, nil, n)
+  return voted(buf, text, battle, n)
+end
+
+--- The server's last recorded battle of this session with its arms revealed
+--- (crossfile.arenaReveal: {battle, arms, picked, texts, latencyMs, caseId, metrics, votes}):
+--- `on_done(err, answer)`; returns the job (without `on_done`: waits, returns the answer).
+function M.arena_reveal(on_done)
+  local buf = vim.api.nvim_get_current_buf()
+  local c = arena.server(buf)
+  return call(on_done, function(done)
+    return jobs.run(c, arena.reveal_command, vim.empty_dict(), { buf = client.for_buf(buf) and buf or nil,
+      label = 'revealing the last battle' }, done)
+  end)
+end
+
+function M.arena_reveal_sync() return M.arena_reveal() end
 
 function M.dismiss()
   inline.cancel(vim.api.nvim_get_current_buf())
@@ -236,20 +282,26 @@ function M.cancel() return jobs.cancel() end
 --- A short status for a statusline: `crossfile · <model> · <retriever> · <latency> ms · case 3/30 ·
 --- ES 71.4`, or ''. The model and retriever are what made the buffer's last suggestion, else what
 --- the server last said it runs with (`crossfile.status`, asked on attach and after a settings
---- change): never a request of its own.
+--- change): never a request of its own. After an arena battle, `crossfile · arena · <latency> ms`.
 function M.status()
   local buf = vim.api.nvim_get_current_buf()
   local c = client.for_buf(buf)
   local waiting = jobs.status()
   if not c then return waiting and ('crossfile · ' .. waiting) or '' end
   local parts = { 'crossfile' }
-  local made_by = inline.made_by[buf] or {}
-  local server = client.last_status(c) or {}
-  local model = made_by.model or vim.tbl_get(server, 'model', 'label')
-  if model then parts[#parts + 1] = model end
-  local retriever = made_by.retriever or server.retriever
-  if retriever then parts[#parts + 1] = retriever end
   local last = inline.last
+  local battle = last and last.buf == buf and last.shown and last.battle
+  if battle then
+    -- An arena battle: its arms (their retriever, maybe their model) stay unsaid until the reveal.
+    parts[#parts + 1] = 'arena'
+  else
+    local made_by = inline.made_by[buf] or {}
+    local server = client.last_status(c) or {}
+    local model = made_by.model or vim.tbl_get(server, 'model', 'label')
+    if model then parts[#parts + 1] = model end
+    local retriever = made_by.retriever or server.retriever
+    if retriever then parts[#parts + 1] = retriever end
+  end
   if last and last.buf == buf and last.shown then parts[#parts + 1] = ('%d ms'):format(last.latency_ms) end
   local cur = replay.current
   if cur and cur.buf == buf and cur.case then

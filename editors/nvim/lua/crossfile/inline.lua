@@ -1,7 +1,9 @@
 -- crossfile.inline: asks the server for inline completions (textDocument/inlineCompletion) and shows
 -- the answer as ghost text unless it is stale: the buffer changed, the cursor moved, insert mode
--- was left, or a newer request was made.
+-- was left, or a newer request was made. An arena battle (two items whose command is
+-- crossfile.arenaVote) shows both suggestions; dismissing it votes "no choice".
 
+local arena = require('crossfile.arena')
 local client = require('crossfile.client')
 local config = require('crossfile.config')
 local ghost = require('crossfile.ghost')
@@ -27,14 +29,22 @@ local function emit(data)
   vim.api.nvim_exec_autocmds('User', { pattern = 'CrossfileSuggestion', data = data, modeline = false })
 end
 
+-- The reasons to clear ghost text that dismiss a battle: the server is told "no choice". Typing on
+-- (a newer request) or moving the cursor tells it nothing: the server's next request supersedes
+-- the battle (and the same text and cursor asked again answer the same battle).
+local dismissing = { dismissed = true, ['insert mode left'] = true }
+
 --- Cancels the request in flight for `buf` (its answer, if it comes, is dropped) and clears the
---- ghost text. `reason` is reported with the dropped request.
+--- ghost text. `reason` is reported with the dropped request (default "dismissed").
 function M.cancel(buf, reason)
+  reason = reason or 'dismissed'
+  local battle = ghost.battle(buf)
+  if battle and dismissing[reason] then arena.vote(buf, battle.id, nil) end
   local p = pending[buf]
   pending[buf] = nil
   if p then
     if p.id then pcall(client.call, p.client, 'cancel_request', p.id) end
-    emit({ buf = buf, seq = p.seq, shown = false, reason = reason or 'dismissed' })
+    emit({ buf = buf, seq = p.seq, shown = false, reason = reason })
   end
   ghost.clear(buf)
 end
@@ -103,6 +113,19 @@ function M.request(buf, opts)
       if now[1] ~= cursor[1] or now[2] ~= cursor[2] then return drop('cursor moved') end
     end
     if insert and not opts.normal and not in_insert_mode() then return drop('insert mode left') end
+    local battle = arena.from_answer(result)
+    if battle then
+      -- Both at the cursor unless an item's range says where.
+      battle.at = {}
+      for i = 1, 2 do
+        local r = battle.ranges[i]
+        battle.at[i] = r and r.start and { position.to_buffer(buf, r.start) } or { row, col }
+      end
+      ghost.show_battle(buf, battle)
+      -- No crossfile.context asked: what made a battle's suggestions stays unsaid until the reveal.
+      return emit({ buf = buf, seq = my, shown = true, completed = true, text = battle.texts[1], battle = battle.id,
+        texts = battle.texts, latency_ms = latency_ms })
+    end
     local text, range = item_text(result)
     if text == nil or text == '' then return drop('no suggestion', { completed = true }) end
     local at_row, at_col = row, col
@@ -130,10 +153,11 @@ function M.busy(buf)
 end
 
 local function on_text_changed(buf)
-  if not config.options.auto_trigger then return end
   -- An accept's own edit asks for nothing: the suggestion just accepted stays the last one.
   if ghost.is_accept_tick(buf, vim.api.nvim_buf_get_changedtick(buf)) then return end
-  M.request(buf)
+  if config.options.auto_trigger and M.request(buf) then return end
+  -- Typed on with nothing asked: what showed is stale (a battle is left to the server).
+  M.cancel(buf, 'typed on')
 end
 
 local function on_cursor_moved(buf)

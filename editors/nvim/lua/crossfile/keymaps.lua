@@ -1,5 +1,7 @@
--- crossfile.keymaps: buffer-local keys that accept or dismiss the ghost text, and otherwise do what
--- they did before (the buffer's or the global mapping, else the key's own meaning).
+-- crossfile.keymaps: buffer-local keys that accept or dismiss the ghost text (or pick one of an
+-- arena battle's two suggestions), and otherwise do what they did before (the buffer's or the
+-- global mapping, else the key's own meaning). One key may serve several actions: <S-Tab> picks
+-- suggestion 2 while a battle shows, else accepts a suggestion's first line.
 
 local config = require('crossfile.config')
 local ghost = require('crossfile.ghost')
@@ -14,7 +16,19 @@ local actions = {
   accept_line = function() require('crossfile').accept_line() end,
   dismiss = function() require('crossfile').dismiss() end,
   trigger = function() require('crossfile').complete() end,
+  arena_1 = function() require('crossfile').arena_accept(1) end,
+  arena_2 = function() require('crossfile').arena_accept(2) end,
 }
+
+--- The actions in the order a key serving several tries them: a battle's first.
+M.order = { 'arena_1', 'arena_2', 'accept', 'accept_line', 'dismiss', 'trigger' }
+
+-- Whether `action` applies in `buf` now.
+local function applies(action, buf)
+  if action == 'trigger' then return true end
+  if action == 'arena_1' or action == 'arena_2' then return ghost.battle(buf) ~= nil end
+  return ghost.get(buf) ~= nil
+end
 
 --- Runs `action` (from a <Cmd> mapping, outside the expression's text lock).
 function M.run(action)
@@ -49,7 +63,8 @@ local function fall_through(buf, key, lhs, prev)
   return ''
 end
 
-local function map(buf, mode, action, lhs, always)
+-- Maps `lhs` in `buf` to the first of `list` (actions) that applies, else what it did before.
+local function map(buf, mode, list, lhs)
   local key = mode .. ' ' .. lhs
   previous[buf] = previous[buf] or {}
   if previous[buf][key] == nil then
@@ -58,11 +73,13 @@ local function map(buf, mode, action, lhs, always)
     previous[buf][key] = (next(prev) ~= nil and not ours) and prev or false
   end
   vim.keymap.set(mode, lhs, function()
-    if always or ghost.get(buf) then
-      return keys(('<Cmd>lua require("crossfile.keymaps").run(%q)<CR>'):format(action))
+    for _, action in ipairs(list) do
+      if applies(action, buf) then
+        return keys(('<Cmd>lua require("crossfile.keymaps").run(%q)<CR>'):format(action))
+      end
     end
     return fall_through(buf, key, lhs, previous[buf][key] or nil)
-  end, { buffer = buf, expr = true, replace_keycodes = false, desc = 'crossfile: ' .. action })
+  end, { buffer = buf, expr = true, replace_keycodes = false, desc = 'crossfile: ' .. table.concat(list, ', ') })
 end
 
 --- Maps setup()'s keys in `buf`: in insert mode, and in normal mode too where `normal` (a
@@ -76,13 +93,24 @@ function M.attach(buf, normal)
       end
     end
   end
-  for _, action in ipairs({ 'accept', 'accept_line', 'dismiss', 'trigger' }) do
+  -- Per mode, per key: its actions, in M.order.
+  local by_key = { i = {}, n = {} }
+  local lhs_order = {}
+  for _, action in ipairs(M.order) do
     local lhs = km[action]
     if type(lhs) == 'string' and lhs ~= '' then
-      map(buf, 'i', action, lhs, action == 'trigger')
-      if normal and action ~= 'trigger' then map(buf, 'n', action, lhs) end
+      for _, mode in ipairs({ 'i', 'n' }) do
+        if mode == 'i' or (normal and action ~= 'trigger') then
+          if not by_key[mode][lhs] then
+            by_key[mode][lhs] = {}
+            lhs_order[#lhs_order + 1] = { mode, lhs }
+          end
+          table.insert(by_key[mode][lhs], action)
+        end
+      end
     end
   end
+  for _, ml in ipairs(lhs_order) do map(buf, ml[1], by_key[ml[1]][ml[2]], ml[2]) end
   vim.api.nvim_create_autocmd('BufWipeout', {
     buffer = buf,
     once = true,

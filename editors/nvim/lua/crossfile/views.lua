@@ -1,4 +1,5 @@
--- crossfile.views: the scratch splits that show the server's compare and context answers as text,
+-- crossfile.views: the scratch splits that show the server's compare, context and arena reveal
+-- answers as text,
 -- and a pending state while the answer is on its way (<C-c> there cancels it). <CR> on a chunk's
 -- line opens the chunk's file at its first line.
 
@@ -192,6 +193,42 @@ function M.context_text(answer)
   b.add('')
   b.add('## prompt', 'CrossfileTitle')
   b.block(answer.prompt or '', '')
+  return b
+end
+
+--- The lines of a crossfile.arenaReveal answer: which arm made suggestion 1 and 2, which was
+--- picked, both texts, their latencies and metrics (when the server scored them).
+function M.arena_text(answer)
+  local b = builder()
+  local function arm(n)
+    local a = type(answer.arms) == 'table' and answer.arms[n] or nil
+    return type(a) == 'string' and a or vim.inspect(a)
+  end
+  local id = type(answer.battle) == 'number' and (' ' .. number(answer.battle)) or ''
+  local at = ''
+  if type(answer.path) == 'string' then
+    at = (' at %s:%s:%s'):format(vim.fn.fnamemodify(answer.path, ':~:.'), tostring(answer.line), tostring(answer.col))
+  end
+  b.add(('Crossfile arena: the last battle%s revealed%s'):format(id, at), 'CrossfileTitle')
+  local picked = answer.picked
+  if picked == 1 or picked == 2 then
+    b.add(('  picked: %d (%s)'):format(picked, arm(picked)), 'CrossfileInsert')
+  else
+    b.add('  picked: none (dismissed, or typed on)')
+  end
+  if type(answer.caseId) == 'string' then b.add('  case: ' .. answer.caseId) end
+  if type(answer.votes) == 'string' then b.add('  votes: ' .. answer.votes) end
+  for n = 1, 2 do
+    b.add('')
+    b.add(('## %d: %s%s'):format(n, arm(n), picked == n and '  [picked]' or ''), 'CrossfileTitle')
+    local latency = type(answer.latencyMs) == 'table' and answer.latencyMs[n] or nil
+    if latency ~= nil and latency ~= vim.NIL then b.add('  latency: ' .. number(latency) .. ' ms') end
+    local m = type(answer.metrics) == 'table' and metrics_line(answer.metrics[n]) or nil
+    if m then b.add('  metrics: ' .. m) end
+    b.add('  suggestion:')
+    local text = type(answer.texts) == 'table' and answer.texts[n] or nil
+    b.block(type(text) == 'string' and text or '', '    ')
+  end
   return b
 end
 
