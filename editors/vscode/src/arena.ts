@@ -56,20 +56,23 @@ export class Arena implements vscode.Disposable {
   private expected: { id: number; arrived: () => void } | undefined;
   private output: vscode.OutputChannel | undefined;
   // "1" after the cursor's line (ghost text 1 is on it).
-  private readonly marker1 = vscode.window.createTextEditorDecorationType({
-    after: { contentText: '1', color: ghost, border: '1px solid', borderColor: ghost, margin: '0 0 0 2ch', width: '2ch', textDecoration: 'none; text-align: center; border-radius: 3px' },
-  });
+  private static readonly MARKER_1: vscode.ThemableDecorationAttachmentRenderOptions = {
+    contentText: '1', color: ghost, border: '1px solid', borderColor: ghost, margin: '0 0 0 2ch', width: '2ch', textDecoration: 'none; text-align: center; border-radius: 3px',
+  };
+  private readonly marker1 = vscode.window.createTextEditorDecorationType({ after: Arena.MARKER_1 });
+  // With no line below the cursor's: the "1", then suggestion 2, after the cursor's line (one
+  // decoration, so in that order).
+  private readonly after2 = vscode.window.createTextEditorDecorationType({ before: Arena.MARKER_1, after: { color: ghost, fontStyle: 'italic', margin: '0 0 0 2ch' } });
   // Suggestion 2, one row per line below the cursor's: drawn over the line (the editor's
   // background hides it while the battle shows), as the ghost text is drawn.
   private readonly rows2 = vscode.window.createTextEditorDecorationType({
     before: {
       color: ghost,
+      fontStyle: 'italic',
       backgroundColor: new vscode.ThemeColor('editor.background'),
       textDecoration: 'none; position: absolute; left: 0; top: 0; width: 100%; height: 100%; z-index: 1; white-space: pre; pointer-events: none',
     },
   });
-  // With no line below the cursor's: suggestion 2 after the cursor's line.
-  private readonly after2 = vscode.window.createTextEditorDecorationType({ after: { color: ghost, margin: '0 0 0 2ch' } });
   private readonly subscriptions: vscode.Disposable[];
 
   /** `log`: a line for the output channel (with `crossfile.trace.server` on). */
@@ -132,7 +135,6 @@ export class Arena implements vscode.Disposable {
     const column = visualColumn(line.text.slice(0, b.position.character), tabSize);
     const below = Math.min(MAX_ROWS, b.document.lineCount - 1 - b.position.line);
     const stacked = stackedRows(itemText(b.second), column, below, tabSize);
-    editor.setDecorations(this.marker1, [new vscode.Range(line.range.end, line.range.end)]);
     editor.setDecorations(
       this.rows2,
       stacked.rows.map((text, i) => ({
@@ -141,6 +143,7 @@ export class Arena implements vscode.Disposable {
       })),
     );
     editor.setDecorations(this.after2, stacked.after === undefined ? [] : [{ range: new vscode.Range(line.range.end, line.range.end), renderOptions: { after: { contentText: stacked.after } } }]);
+    editor.setDecorations(this.marker1, stacked.after === undefined ? [new vscode.Range(line.range.end, line.range.end)] : []);
     void vscode.commands.executeCommand('setContext', CONTEXT_KEY, true);
     this.log(`arena: battle ${b.id} shown at ${b.position.line + 1}:${b.position.character + 1} (${stacked.rows.length ? `${stacked.rows.length} rows below` : 'after the line'}; ${LABEL_2.trim()} ${JSON.stringify(itemText(b.second))})`);
   }
