@@ -187,13 +187,16 @@ export interface StatusAnswer {
   arena?: ArenaStatus | null;
 }
 
-/** `crossfile.status`'s `arena`. */
+/** `crossfile.status`'s `arena`: present when a folder has the arena on. */
 export interface ArenaStatus {
-  enabled: boolean;
+  /** Absent: on (the object is there only when a folder has the arena on). */
+  enabled?: boolean;
   /** Each arm as its spec string. */
   arms: string[];
   /** The votes file. */
   votes: string;
+  /** The seed of the pair draws (the settings' or the session's). */
+  seed?: number;
   /** Battles shown, votes written, battles that failed (an arm failed), and left out (a blank suggestion). */
   battles: number;
   recorded: number;
@@ -207,9 +210,9 @@ export interface ArenaVoteAnswer {
   votes: string;
 }
 
-/** `crossfile.arenaReveal`: the session's last recorded battle, its arms revealed, in shown order. */
+/** `crossfile.arenaReveal`: the session's last decided battle, its arms revealed, in shown order. */
 export interface ArenaReveal {
-  battle: number;
+  battle?: number;
   /** `arms[0]` made suggestion 1, `arms[1]` suggestion 2. */
   arms: string[];
   /** 1 or 2: the suggestion accepted; null: no choice. */
@@ -218,5 +221,10 @@ export interface ArenaReveal {
   latencyMs: number[];
   caseId: string | null;
   metrics: Metrics[] | null;
-  votes: string;
+  /** Where the battle was: the file (relative to its workspace folder), the 1-based line and column. */
+  path?: string;
+  line?: number;
+  col?: number;
+  /** The votes file. */
+  votes?: string;
 }

@@ -434,7 +434,7 @@ test('Arena: two blind suggestions, 1 as ghost text and 2 below; Shift+Tab inser
       `line 1284 is ${JSON.stringify(line)}, want rv. + suggestion 2 ${JSON.stringify(vote.texts[1 - vote.first])}`);
     // Reveal: which arm made 1 and 2, and the pick.
     await palette('Crossfile: Arena Reveal Last');
-    const note = page.locator('.notification-toast', { hasText: 'crossfile arena, battle' }).first();
+    const note = page.locator('.notification-toast', { hasText: 'crossfile arena' }).first();
     await note.waitFor({ timeout: 20_000 });
     const said = ((await note.textContent()) ?? '').replace(/\u00a0/g, ' ');
     check(said.includes(`1 = ${vote.arms[vote.first]}, 2 = ${vote.arms[1 - vote.first]}; picked 2`), `the reveal says ${JSON.stringify(said)}, the vote ${JSON.stringify(vote)}`);
