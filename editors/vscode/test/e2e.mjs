@@ -22,6 +22,7 @@ const ART = env('E2E_ARTIFACTS');
 const EVO_CASES = env('E2E_EVO_CASES');
 const EVO_CASE_ID = env('E2E_EVO_CASE_ID');
 const USER_SETTINGS = env('E2E_USER_SETTINGS');
+const MACHINE_SETTINGS = env('E2E_MACHINE_SETTINGS');
 const TMP = env('E2E_TMP');
 mkdirSync(ART, { recursive: true });
 
@@ -379,11 +380,11 @@ async function stackedSuggestion(timeout = 10_000) {
 }
 
 test('Arena: two blind suggestions, 1 as ghost text and 2 below; Shift+Tab inserts 2 and records the vote; Reveal names both arms', async () => {
-  const votes = join(TMP, 'arena', 'votes.jsonl');
-  // Two arms whose suggestions differ: the same model cut at 3 and at 12 tokens.
-  const arms = [{ retriever: 'none', 'prompt.max_new_tokens': 3 }, { retriever: 'bm25', 'prompt.max_new_tokens': 12 }];
+  // test/run sets the arms (the same model cut at 3 and at 12 tokens), the seed and the votes file.
+  const votes = JSON.parse(readFileSync(MACHINE_SETTINGS, 'utf8'))['crossfile.arena.votes'];
+  check(votes, 'test/run sets no crossfile.arena.votes');
   await page.keyboard.press('Escape');
-  await setUserSettings({ 'crossfile.arena.enabled': true, 'crossfile.arena.arms': arms, 'crossfile.arena.seed': 7, 'crossfile.arena.votes': votes });
+  await setUserSettings({ 'crossfile.arena.enabled': true });
   try {
     const status = await statusReport(/arena:\s+on/);
     check(/arena:\s+on, arms .+; \d+ battles shown/.test(status), `Show Status says ${JSON.stringify(status)}`);
@@ -394,7 +395,8 @@ test('Arena: two blind suggestions, 1 as ghost text and 2 below; Shift+Tab inser
     await page.keyboard.press('End');
     await page.keyboard.press('Enter');
     await page.keyboard.type('rv.');
-    const one = await ghostText();
+    // A battle is two completions, finished before the answer.
+    const one = await ghostText(2 * COMPLETION_MS);
     const two = await stackedSuggestion();
     console.log(`      1: ${JSON.stringify(one)}, 2: ${JSON.stringify(two)}`);
     check(one.length > 0 && two.length > 0, 'a suggestion is empty');
