@@ -388,13 +388,15 @@ test('Arena: two blind suggestions, 1 as ghost text and 2 below; Shift+Tab inser
   try {
     const status = await statusReport(/arena:\s+on/);
     check(/arena:\s+on, arms .+; \d+ battles shown/.test(status), `Show Status says ${JSON.stringify(status)}`);
-    // A new line in collect_usage_pieces' loop (line 1283 `for param in self.get_params(ctx):`).
+    // A comment on a new line in collect_usage_pieces, after line 1281 (`rv = [self.options_metavar]
+    // …`): prose goes on, so the arm cut at 3 tokens and the one cut at 12 differ.
+    const typed = '# Collect the usage';
     await page.keyboard.press('Control+P');
-    await pick('src/click/core.py:1283', 'core.py');
+    await pick('src/click/core.py:1281', 'core.py');
     await page.locator('.monaco-editor .view-lines').first().waitFor();
     await page.keyboard.press('End');
     await page.keyboard.press('Enter');
-    await page.keyboard.type('rv.');
+    await page.keyboard.type(typed);
     // A battle is two completions, finished before the answer.
     const one = await ghostText(2 * COMPLETION_MS);
     const two = await stackedSuggestion();
@@ -402,7 +404,6 @@ test('Arena: two blind suggestions, 1 as ghost text and 2 below; Shift+Tab inser
     check(one.length > 0 && two.length > 0, 'a suggestion is empty');
     await shot('arena-battle');
     await page.keyboard.press('Shift+Tab');
-    await page.keyboard.press('Control+S');
     // The votes file gets the battle's line: suggestion 2 chosen.
     const deadline = Date.now() + 20_000;
     let lines = [];
@@ -424,16 +425,19 @@ test('Arena: two blind suggestions, 1 as ghost text and 2 below; Shift+Tab inser
     check(vote.choice === 1 - vote.first, `choice ${vote.choice} is not the suggestion shown second (first ${vote.first})`);
     check(vote.texts[vote.first].startsWith(one) && vote.texts[1 - vote.first].startsWith(two),
       `shown ${JSON.stringify([one, two])}, recorded ${JSON.stringify(vote.texts)} (first ${vote.first})`);
+    // Suggestion 2 went into the document at the cursor (saved once it is there).
     const file = join(WORKSPACE, 'src', 'click', 'core.py');
+    const want = new RegExp(`^\\s+${escapeRe(typed + vote.texts[1 - vote.first].split('\n')[0])}$`);
     let line = '';
     const saved = Date.now() + 10_000;
     while (Date.now() < saved) {
-      line = readFileSync(file, 'utf8').split('\n')[1283];
-      if (line.trim() !== '') break;
-      await page.waitForTimeout(200);
+      await page.keyboard.press('Control+S');
+      line = readFileSync(file, 'utf8').split('\n')[1281];
+      if (want.test(line)) break;
+      await page.waitForTimeout(300);
     }
-    check(new RegExp(`^\\s+rv\\.${escapeRe(vote.texts[1 - vote.first].split('\n')[0])}$`).test(line),
-      `line 1284 is ${JSON.stringify(line)}, want rv. + suggestion 2 ${JSON.stringify(vote.texts[1 - vote.first])}`);
+    check(want.test(line), `line 1282 is ${JSON.stringify(line)}, want ${typed} + suggestion 2 ${JSON.stringify(vote.texts[1 - vote.first])}`);
+    check(vote.texts[0] !== vote.texts[1], `the arms suggested the same text ${JSON.stringify(vote.texts[0])}`);
     // Reveal: which arm made 1 and 2, and the pick.
     await palette('Crossfile: Arena Reveal Last');
     const note = page.locator('.notification-toast', { hasText: 'crossfile arena' }).first();
