@@ -4,6 +4,8 @@
 
 import * as vscode from 'vscode';
 import { DidChangeConfigurationNotification, ExecuteCommandRequest, type LanguageClient, type Middleware } from 'vscode-languageclient/node';
+import { Arena, isBattle } from './arena';
+import { VOTE_COMMAND } from './battle';
 import type { CompareAnswer, ContextAnswer, RetrieverInfo, StatusAnswer } from './protocol';
 import { InlineRequests } from './inline';
 import { Replay } from './replay';
@@ -65,6 +67,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     return testOutput;
   };
   const replay = new Replay(execute, context.workspaceState, status, tests);
+  const arena = new Arena(execute, (line) => {
+    if (vscode.workspace.getConfiguration('crossfile').get<string>('trace.server', 'off') !== 'off') client?.outputChannel.appendLine(line);
+  });
+  context.subscriptions.push(arena);
 
   // The status item's tooltip follows the server's `crossfile.status`: followStatus(ms) asks once,
   // ms later (calls in the meantime fold into it), and again every 2 s while an index is building.
@@ -103,9 +109,29 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         ? undefined
         : next(document, position, ctx, token),
     // One server request per text and cursor, shared by VS Code's repeated asks; the suggest list
-    // gives way to an answer it would hide (inline.ts).
-    provideInlineCompletionItems: (document, position, ctx, token, next) =>
-      inline.provide(document, position, ctx, token, next, (d) => void followLast(d).catch(() => undefined)),
+    // gives way to an answer it would hide (inline.ts). A request waits for the arena's votes in
+    // flight, and a battle is shown as two blind suggestions (arena.ts); what made them (the
+    // status bar, the context view) is not followed, as it would name an arm.
+    provideInlineCompletionItems: async (document, position, ctx, token, next) => {
+      const answer = await inline.provide(
+        document,
+        position,
+        ctx,
+        token,
+        async (d, p, c, t) => {
+          await arena.settled();
+          return await next(d, p, c, t);
+        },
+        (d, a) => {
+          if (!isBattle(a)) void followLast(d).catch(() => undefined);
+        },
+      );
+      return arena.shape(document, position, answer);
+    },
+    // VS Code's accept of a battle's suggestion 1 runs its `crossfile.arenaVote`, registered by
+    // vscode-languageclient as the server announces it.
+    executeCommand: (command, args, next) =>
+      command === VOTE_COMMAND ? arena.voted(args, () => next(command, args)) : next(command, args),
   };
 
   const register = (id: string, run: () => Promise<unknown>) =>
@@ -163,6 +189,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     statusOutput.replace(statusText(answer));
     statusOutput.show(true);
   });
+  register('crossfile.arenaPick2', () => arena.pick2());
+  register('crossfile.arenaDismiss', () => arena.dismiss());
+  register('crossfile.arenaRevealLast', () => arena.revealLast());
   register('crossfile.showContext', async () => {
     // The active editor's last completion, else (a webview has the focus) the last one anywhere.
     const uri = vscode.window.activeTextEditor?.document.uri ?? lastDocument;

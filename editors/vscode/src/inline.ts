@@ -18,7 +18,7 @@ import * as vscode from 'vscode';
 import type { Middleware } from 'vscode-languageclient/node';
 import { extendsSelected } from './suggestList';
 
-type Answer = vscode.InlineCompletionItem[] | vscode.InlineCompletionList | null | undefined;
+export type Answer = vscode.InlineCompletionItem[] | vscode.InlineCompletionList | null | undefined;
 type Next = Parameters<NonNullable<Middleware['provideInlineCompletionItems']>>[4];
 
 interface Asked {
@@ -73,7 +73,7 @@ export class InlineRequests implements vscode.Disposable {
     context: vscode.InlineCompletionContext,
     token: vscode.CancellationToken,
     next: Next,
-    answered: (document: vscode.TextDocument) => void,
+    answered: (document: vscode.TextDocument, answer: Answer) => void,
   ): Promise<Answer> {
     const uri = document.uri.toString();
     const key = `${document.version}:${position.line}:${position.character}`;
@@ -83,7 +83,7 @@ export class InlineRequests implements vscode.Disposable {
       this.forget(uri);
       const source = new vscode.CancellationTokenSource();
       const answer = Promise.resolve(next(document, position, context, source.token)).then((a) => {
-        if (!source.token.isCancellationRequested) answered(document);
+        if (!source.token.isCancellationRequested) answered(document, a);
         return a;
       });
       asked = { key, version: document.version, position, answer, source, closedList: false };

@@ -183,4 +183,48 @@ export interface StatusAnswer {
   userConfigExists: boolean;
   retriever: string;
   folders: FolderStatus[];
+  /** Battles and votes (issue 34); null when no folder has the arena on (absent from older servers). */
+  arena?: ArenaStatus | null;
+}
+
+/** `crossfile.status`'s `arena`: present when a folder has the arena on. */
+export interface ArenaStatus {
+  /** Absent: on (the object is there only when a folder has the arena on). */
+  enabled?: boolean;
+  /** Each arm as its spec string. */
+  arms: string[];
+  /** The votes file. */
+  votes: string;
+  /** The seed of the pair draws (the settings' or the session's). */
+  seed?: number;
+  /** Battles shown, votes written, battles that failed (an arm failed), and left out (a blank suggestion). */
+  battles: number;
+  recorded: number;
+  failed: number;
+  blank: number;
+}
+
+/** `crossfile.arenaVote`'s answer; `recorded: false` when the battle was no longer pending. */
+export interface ArenaVoteAnswer {
+  recorded: boolean;
+  votes: string;
+}
+
+/** `crossfile.arenaReveal`: the session's last decided battle, its arms revealed, in shown order. */
+export interface ArenaReveal {
+  battle?: number;
+  /** `arms[0]` made suggestion 1, `arms[1]` suggestion 2. */
+  arms: string[];
+  /** 1 or 2: the suggestion accepted; null: no choice. */
+  picked: 1 | 2 | null;
+  texts: string[];
+  latencyMs: number[];
+  caseId: string | null;
+  metrics: Metrics[] | null;
+  /** Where the battle was: the file (relative to its workspace folder), the 1-based line and column. */
+  path?: string;
+  line?: number;
+  col?: number;
+  /** The votes file. */
+  votes?: string;
 }

@@ -2,7 +2,7 @@
 // tooltip (Markdown) and Crossfile: Show Status (plain text). No vscode import, so it can be
 // unit-tested.
 
-import type { FolderStatus, StatusAnswer } from './protocol';
+import type { ArenaStatus, FolderStatus, StatusAnswer } from './protocol';
 
 /** One line of the report; `warn`: something the user may want to act on. */
 export interface Fact {
@@ -41,6 +41,14 @@ function folderFact(f: FolderStatus): Fact {
   return { label: `folder ${f.name}`, text: `${f.root}: ${index}; ${trust}`, warn: f.index === 'failed' };
 }
 
+/** The arena's line: its arms and what became of its battles so far (blind: no arm's score). */
+export function arenaFact(a: ArenaStatus): Fact {
+  if (a.enabled === false) return { label: 'arena', text: 'off' };
+  const counts = `${a.battles} battles shown, ${a.recorded} votes recorded, ${a.failed} failed, ${a.blank} left out (a blank suggestion)`;
+  const seed = a.seed === undefined ? '' : `, seed ${a.seed}`;
+  return { label: 'arena', text: `on, arms ${a.arms.join(', ')}${seed}; ${counts}; votes in ${a.votes}` };
+}
+
 /** The report's lines, in the order a user checks them. */
 export function statusFacts(s: StatusAnswer): Fact[] {
   const config = s.userConfig ? `${s.userConfig}${s.userConfigExists ? '' : ' (none there)'}` : 'none';
@@ -52,6 +60,7 @@ export function statusFacts(s: StatusAnswer): Fact[] {
     { label: 'cache', text: s.cacheDir },
     { label: 'user config', text: config },
     ...s.folders.map(folderFact),
+    ...(s.arena ? [arenaFact(s.arena)] : []),
   ];
 }
 

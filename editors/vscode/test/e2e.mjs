@@ -22,6 +22,7 @@ const ART = env('E2E_ARTIFACTS');
 const EVO_CASES = env('E2E_EVO_CASES');
 const EVO_CASE_ID = env('E2E_EVO_CASE_ID');
 const USER_SETTINGS = env('E2E_USER_SETTINGS');
+const MACHINE_SETTINGS = env('E2E_MACHINE_SETTINGS');
 const TMP = env('E2E_TMP');
 mkdirSync(ART, { recursive: true });
 
@@ -149,7 +150,8 @@ test('opens the workspace; typing alone shows ghost text from the server (the su
   let line = '';
   while (Date.now() < deadline) {
     line = readFileSync(file, 'utf8').split('\n')[1274];
-    if (line !== '        formatter.') break;
+    // undefined: read while the editor writes the file.
+    if (line !== undefined && line !== '        formatter.') break;
     await page.waitForTimeout(200);
   }
   check(line === `        formatter.${typed}${ghost}`, `line 1275 is ${JSON.stringify(line)}, want formatter.${typed} + ${JSON.stringify(ghost)}`);
@@ -353,6 +355,103 @@ test('An EvoCodeBench case opens at its body; Score runs its tests on the typed 
   const output = page.locator('.part.panel .view-lines', { hasText: 'not the body' }).first();
   await output.waitFor({ timeout: 20_000 });
   await shot('evocodebench-output');
+});
+
+/**
+ * Suggestion 2 of the battle shown: the text drawn after its `2 │ ` label (a decoration's CSS
+ * content, not in the DOM's text), waited for.
+ */
+async function stackedSuggestion(timeout = 10_000) {
+  const deadline = Date.now() + timeout;
+  while (Date.now() < deadline) {
+    const drawn = await page.evaluate(() => {
+      for (const el of document.querySelectorAll('.view-line span[class*="ced-"]')) {
+        for (const pseudo of ['::before', '::after']) {
+          const content = getComputedStyle(el, pseudo).content;
+          if (content && content.includes('2 │ ')) return content;
+        }
+      }
+      return null;
+    });
+    // CSS gives the string quoted, `"` and `\` escaped.
+    if (drawn) return drawn.slice(1, -1).replace(/\\(.)/g, '$1').split('2 │ ').slice(1).join('2 │ ');
+    await page.waitForTimeout(200);
+  }
+  throw new Error('no suggestion 2 drawn below the ghost text');
+}
+
+test('Arena: two blind suggestions, 1 as ghost text and 2 below; Shift+Tab inserts 2 and records the vote; Reveal names both arms', async () => {
+  // test/run sets the arms (the same model cut at 3 and at 12 tokens), the seed and the votes file.
+  const votes = JSON.parse(readFileSync(MACHINE_SETTINGS, 'utf8'))['crossfile.arena.votes'];
+  check(votes, 'test/run sets no crossfile.arena.votes');
+  await page.keyboard.press('Escape');
+  await setUserSettings({ 'crossfile.arena.enabled': true });
+  try {
+    const status = await statusReport(/arena:\s+on/);
+    check(/arena:\s+on, arms .+; \d+ battles shown/.test(status), `Show Status says ${JSON.stringify(status)}`);
+    // A comment on a new line in collect_usage_pieces, after line 1281 (`rv = [self.options_metavar]
+    // …`): prose goes on, so the arm cut at 3 tokens and the one cut at 12 differ.
+    const typed = '# Collect the usage';
+    await page.keyboard.press('Control+P');
+    await pick('src/click/core.py:1281', 'core.py');
+    await page.locator('.monaco-editor .view-lines').first().waitFor();
+    await page.keyboard.press('End');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type(typed);
+    // A battle is two completions, finished before the answer.
+    const one = await ghostText(2 * COMPLETION_MS);
+    const two = await stackedSuggestion();
+    console.log(`      1: ${JSON.stringify(one)}, 2: ${JSON.stringify(two)}`);
+    check(one.length > 0 && two.length > 0, 'a suggestion is empty');
+    await shot('arena-battle');
+    await page.keyboard.press('Shift+Tab');
+    // The votes file gets the battle's line: suggestion 2 chosen.
+    const deadline = Date.now() + 20_000;
+    let lines = [];
+    while (Date.now() < deadline) {
+      try {
+        lines = readFileSync(votes, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+      } catch {
+        lines = [];
+      }
+      if (lines.some((l) => l.choice !== null)) break;
+      await page.waitForTimeout(200);
+    }
+    const chosen = lines.filter((l) => l.choice !== null);
+    check(chosen.length === 1, `${chosen.length} votes with a choice in ${JSON.stringify(lines)}`);
+    const vote = chosen[0];
+    check(vote === lines[lines.length - 1], 'the vote is not the last line');
+    // Battles superseded while typing are recorded as no choice.
+    console.log(`      votes file: ${lines.length} line(s), arms ${JSON.stringify(vote.arms)}, first ${vote.first}, choice ${vote.choice}`);
+    check(vote.choice === 1 - vote.first, `choice ${vote.choice} is not the suggestion shown second (first ${vote.first})`);
+    check(vote.texts[vote.first].startsWith(one) && vote.texts[1 - vote.first].startsWith(two),
+      `shown ${JSON.stringify([one, two])}, recorded ${JSON.stringify(vote.texts)} (first ${vote.first})`);
+    // Suggestion 2 went into the document at the cursor (saved once it is there).
+    const file = join(WORKSPACE, 'src', 'click', 'core.py');
+    const want = new RegExp(`^\\s+${escapeRe(typed + vote.texts[1 - vote.first].split('\n')[0])}$`);
+    let line = '';
+    const saved = Date.now() + 10_000;
+    while (Date.now() < saved) {
+      await page.keyboard.press('Control+S');
+      line = readFileSync(file, 'utf8').split('\n')[1281];
+      if (want.test(line)) break;
+      await page.waitForTimeout(300);
+    }
+    check(want.test(line), `line 1282 is ${JSON.stringify(line)}, want ${typed} + suggestion 2 ${JSON.stringify(vote.texts[1 - vote.first])}`);
+    check(vote.texts[0] !== vote.texts[1], `the arms suggested the same text ${JSON.stringify(vote.texts[0])}`);
+    // Reveal: which arm made 1 and 2, and the pick.
+    await palette('Crossfile: Arena Reveal Last');
+    const note = page.locator('.notification-toast', { hasText: 'crossfile arena' }).first();
+    await note.waitFor({ timeout: 20_000 });
+    const said = ((await note.textContent()) ?? '').replace(/\u00a0/g, ' ');
+    check(said.includes(`1 = ${vote.arms[vote.first]}, 2 = ${vote.arms[1 - vote.first]}; picked 2`), `the reveal says ${JSON.stringify(said)}, the vote ${JSON.stringify(vote)}`);
+    await page.locator('.part.panel .view-lines', { hasText: 'picked' }).first().waitFor({ timeout: 10_000 });
+    await shot('arena-reveal');
+    await palette('View: Hide Panel');
+  } finally {
+    await setUserSettings({ 'crossfile.arena.enabled': false });
+    await palette('Notifications: Clear All Notifications');
+  }
 });
 
 let passed = 0;

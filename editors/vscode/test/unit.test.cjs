@@ -1,5 +1,6 @@
 // Unit tests of the extension's pure parts (settings mapping, escaping, the views' HTML, the
-// Compare picker's items, the status report, scores in each benchmark's scale, the suggest list).
+// Compare picker's items, the status report, scores in each benchmark's scale, the suggest list, the
+// arena's battles: what is one, how suggestion 2 is drawn, the reveal).
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { nest, serverKeys } = require('../dist/unit/settings.js');
@@ -225,4 +226,99 @@ test("a ghost text shows with VS Code's suggest list open only if it extends the
   assert.equal(extendsSelected(line, 19, item('write_usage', 18, 21), 'rite_usage'), false);
   assert.equal(extendsSelected('x = ', 4, item('None', 4, 4), 'None)'), true);
   assert.equal(extendsSelected('x = ', 4, item('None', 4, 4), 'True'), false);
+});
+
+const { battleOf, endAfter, revealSummary, revealText, stackedRows, visualColumn } = require('../dist/unit/battle.js');
+
+test('the arena settings are server keys; arms (arrays of strings and objects) reach the server intact', () => {
+  const props = pkg.contributes.configuration.properties;
+  const keys = serverKeys(props);
+  for (const k of ['arena.enabled', 'arena.arms', 'arena.seed', 'arena.votes', 'arena.pairs']) assert.ok(keys.includes(k), k);
+  assert.equal(props['crossfile.arena.enabled'].scope, 'window');
+  assert.equal(props['crossfile.arena.enabled'].default, false);
+  assert.deepEqual(props['crossfile.arena.pairs'].enum, ['uniform']);
+  // An arm may choose an endpoint, a model file or a key variable; the votes file is a path.
+  const restricted = pkg.capabilities.untrustedWorkspaces.restrictedConfigurations;
+  for (const k of ['crossfile.arena.arms', 'crossfile.arena.votes']) {
+    assert.equal(props[k].scope, 'machine', k);
+    assert.ok(restricted.includes(k), k);
+  }
+  const arms = ['bm25', { retriever: 'none', 'prompt.max_new_tokens': 3 }, { retrieve: { retriever: 'jaccard', top_k: 2 } }];
+  assert.deepEqual(nest([['arena.enabled', true], ['arena.arms', arms], ['arena.seed', 7], ['arena.votes', '/tmp/v.jsonl'], ['retrieve.retriever', 'bm25']]),
+    { arena: { enabled: true, arms, seed: 7, votes: '/tmp/v.jsonl' }, retrieve: { retriever: 'bm25' } });
+  // The object's dotted keys stay as written (the server reads them dotted or nested).
+  assert.deepEqual(nest([['arena.arms', arms]]).arena.arms[1], { retriever: 'none', 'prompt.max_new_tokens': 3 });
+});
+
+test('Shift+Tab and Escape belong to the arena only while a battle shows', () => {
+  const bindings = Object.fromEntries(pkg.contributes.keybindings.map((b) => [b.command, b]));
+  assert.equal(bindings['crossfile.arenaPick2'].key, 'shift+tab');
+  assert.match(bindings['crossfile.arenaPick2'].when, /^crossfile\.arenaBattle && /);
+  assert.equal(bindings['crossfile.arenaDismiss'].key, 'escape');
+  assert.match(bindings['crossfile.arenaDismiss'].when, /^crossfile\.arenaBattle && .*!suggestWidgetVisible/);
+  assert.ok(pkg.contributes.commands.some((c) => c.command === 'crossfile.arenaRevealLast' && c.title === 'Arena Reveal Last'));
+});
+
+const item = (text, battle, pick) => ({ insertText: text, command: { title: `crossfile arena: ${pick}`, command: 'crossfile.arenaVote', arguments: [{ battle, pick }] } });
+
+test('a battle is two items voting through crossfile.arenaVote; any other answer is not', () => {
+  assert.equal(battleOf([item('foo(bar)', 17, 1), item('foo(baz, 2)', 17, 2)]), 17);
+  assert.equal(battleOf([item('a', 0, 1), { insertText: { value: 'b' }, command: item('b', 0, 2).command }]), 0);
+  assert.equal(battleOf([]), undefined);
+  assert.equal(battleOf([{ insertText: 'plain' }]), undefined);
+  assert.equal(battleOf([{ insertText: 'plain', command: { command: 'other', arguments: [{ battle: 1 }] } }, { insertText: 'x' }]), undefined);
+  assert.equal(battleOf([item('only one', 3, 1)]), undefined);
+  assert.equal(battleOf([{ insertText: 'a', command: { command: 'crossfile.arenaVote', arguments: [] } }, item('b', 3, 2)]), undefined);
+});
+
+test('suggestion 2 is stacked under suggestion 1, labelled 2, cut to the rows below; after the line on the last one', () => {
+  assert.equal(visualColumn('        formatter.', 4), 18);
+  assert.equal(visualColumn('\t\tx', 4), 9);
+  assert.equal(visualColumn('a\tb', 8), 9);
+  assert.equal(visualColumn('', 4), 0);
+  // Its first line starts where suggestion 1 does, the label just before it.
+  assert.deepEqual(stackedRows('write_usage(x)', 18, 5, 4), { rows: [`${' '.repeat(14)}2 │ write_usage(x)`] });
+  assert.equal(stackedRows('write_usage(x)', 18, 5, 4).rows[0].indexOf('write_usage'), 18);
+  // Too near the left edge: the label at column 0, the text shifted right.
+  assert.deepEqual(stackedRows('x = 1', 2, 1, 4), { rows: ['2 │ x = 1'] });
+  // Later lines as they would be inserted, tabs expanded; cut to the rows there are, marked.
+  assert.deepEqual(stackedRows('a(\n\tb)\nc', 4, 3, 4), { rows: ['2 │ a(', '    b)', 'c'] });
+  assert.deepEqual(stackedRows('a(\n\tb)\nc', 4, 2, 4), { rows: ['2 │ a(', '    b) …'] });
+  assert.deepEqual(stackedRows('a(\nb)', 4, 0, 4), { rows: [], after: '2 │ a( …' });
+  assert.deepEqual(stackedRows('', 0, 0, 4), { rows: [], after: '2 │ ' });
+  assert.deepEqual(stackedRows('😀 é', 1, 1, 4), { rows: ['2 │ 😀 é'] });
+});
+
+test('the cursor ends after the inserted text', () => {
+  assert.deepEqual(endAfter({ line: 4, character: 8 }, 'abc'), { line: 4, character: 11 });
+  assert.deepEqual(endAfter({ line: 4, character: 8 }, ''), { line: 4, character: 8 });
+  assert.deepEqual(endAfter({ line: 4, character: 8 }, 'a(\n  b)'), { line: 5, character: 4 });
+});
+
+test('Arena Reveal Last names the arm of each suggestion, the pick, the texts and metrics', () => {
+  const reveal = { battle: 17, arms: ['bm25', 'none'], picked: 2, texts: ['foo(bar)', 'foo(baz,\n  2)'], latencyMs: [120.4, 80],
+    caseId: 'c1', metrics: [{ es: 71.43, em: 0 }, { es: 100, em: 1 }], votes: '/tmp/v.jsonl' };
+  assert.equal(revealSummary(reveal), 'crossfile arena, battle 17: 1 = bm25, 2 = none; picked 2 (none)');
+  assert.equal(revealSummary({ ...reveal, battle: undefined, path: 'src/a.py', line: 3, col: 9 }), 'crossfile arena at src/a.py:3:9: 1 = bm25, 2 = none; picked 2 (none)');
+  const text = revealText(reveal);
+  assert.match(text, /^1: bm25, 120 ms$/m);
+  assert.match(text, /^2: none, 80 ms \(picked\)$/m);
+  assert.match(text, /es 71\.43, em 0/);
+  assert.match(text, /│ foo\(baz,\n {3}│ {3}2\)/);
+  assert.match(text, /case: c1\nvotes: \/tmp\/v\.jsonl/);
+  const none = revealText({ ...reveal, picked: null, metrics: null, caseId: null, latencyMs: [], votes: undefined });
+  assert.match(none, /no choice/);
+  assert.doesNotMatch(none, /picked\)|case:|ms|votes:/);
+});
+
+test("Show Status has the arena's line when a folder has it on", () => {
+  const arena = { enabled: true, arms: ['bm25', 'none'], votes: '/d/votes.jsonl', battles: 3, recorded: 2, failed: 0, blank: 1 };
+  const fact = statusFacts({ ...STATUS, arena }).find((f) => f.label === 'arena');
+  assert.equal(fact.text, 'on, arms bm25, none; 3 battles shown, 2 votes recorded, 0 failed, 1 left out (a blank suggestion); votes in /d/votes.jsonl');
+  // The server may leave `enabled` out (the object is there only when the arena is on) and add the seed.
+  const { enabled: _, ...present } = arena;
+  assert.match(statusFacts({ ...STATUS, arena: { ...present, seed: 7 } }).find((f) => f.label === 'arena').text, /^on, arms bm25, none, seed 7; 3 battles/);
+  assert.equal(statusFacts({ ...STATUS, arena: { ...arena, enabled: false } }).find((f) => f.label === 'arena').text, 'off');
+  assert.equal(statusFacts({ ...STATUS, arena: null }).find((f) => f.label === 'arena'), undefined);
+  assert.equal(statusFacts(STATUS).find((f) => f.label === 'arena'), undefined);
 });
