@@ -13,6 +13,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::vote::{VOTES_VERSION, Vote};
+use crate::config::arena::MAX_SEED;
 use crate::seeded::SplitMix64;
 
 /// How a battle was drawn, recorded in its vote so the draw can be replayed.
@@ -43,12 +44,14 @@ pub struct PairDraw {
 }
 
 impl PairDraw {
-    /// Draws under `seed`; `None`: a seed from the clock.
+    /// Draws under `seed`; `None`: a seed from the clock, below 2^53 like every seed (JSON
+    /// readers that hold numbers as doubles, JavaScript's, read it exactly).
     pub fn new(seed: Option<u64>) -> PairDraw {
         let seed = seed.unwrap_or_else(|| {
             std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos() as u64)
+                & MAX_SEED
         });
         PairDraw {
             seed,
@@ -300,6 +303,7 @@ mod tests {
         let (_, record) = again.draw(3);
         assert_eq!(record.index, 0);
         assert_eq!(pair_at(11, 0, 3), again_first(11));
+        assert!(PairDraw::new(None).seed() <= MAX_SEED);
     }
 
     fn again_first(seed: u64) -> Pair {

@@ -19,6 +19,10 @@ pub const ARM_SECTIONS: &[&str] = &["retrieve", "prompt", "postprocess", "model"
 /// How a battle's pair of arms is drawn: `uniform` over the unordered pairs of distinct arms.
 pub const PAIR_RULES: &[&str] = &["uniform"];
 
+/// The largest `arena.seed`: 2^53 − 1, the largest integer a double holds exactly (JSON readers
+/// that hold numbers as doubles, JavaScript's, read every seed exactly).
+pub const MAX_SEED: u64 = (1 << 53) - 1;
+
 /// `[arena]`, resolved.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ArenaSettings {

@@ -136,6 +136,7 @@ pub fn problems(options: &Options) -> Vec<Problem> {
     }
     if let Some(a) = &options.arena {
         out.one_of("arena.pairs", a.pairs.as_deref(), super::arena::PAIR_RULES);
+        out.range("arena.seed", a.seed, 0, super::arena::MAX_SEED);
         if let Some(arms) = &a.arms {
             out.0.extend(super::arena::arm_problems(arms));
         }
