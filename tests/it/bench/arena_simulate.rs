@@ -103,3 +103,70 @@ fn simulated_votes_follow_the_run_and_agree_with_the_report_where_it_separates_a
     );
     assert_eq!(arena["battles"], 600);
 }
+
+/// The check on every DEV case with the default model: the votes rank none, bm25 and
+/// oracle as the report ranks them by mean ES. Ten minutes on two cores, so outside the suite
+/// (`cargo test --test it -- --ignored arena_simulate`); docs/arena.md has its figures.
+#[test]
+#[ignore = "ten minutes with the default model on 2 cores; run with --ignored"]
+fn on_every_dev_case_with_the_default_model_the_votes_rank_arms_as_mean_es_does() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let votes = dir.path().join("votes.jsonl");
+    let cases = shared_dir().join("bench/cceval/python-dev.jsonl");
+    let (repos, model) = (bench_repos(), crate::support::default_model());
+    let path = |p: &std::path::Path| p.to_str().expect("utf-8").to_string();
+    let out = crossfile(
+        &[
+            "bench",
+            "arena",
+            "simulate",
+            "--format",
+            "cceval",
+            "--cases",
+            &path(&cases),
+            "--repos",
+            &path(&repos),
+            "--arms",
+            "none,bm25,oracle",
+            "--voter",
+            "es",
+            "--battles",
+            "600",
+            "--model",
+            &path(&model),
+            "--max-new-tokens",
+            "16",
+            "--out",
+            &path(&votes),
+            "--json",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let arena: Value = serde_json::from_str(&stdout(&out)).expect("standings json");
+    let by_votes: Vec<&str> = arena["arms"]
+        .as_array()
+        .expect("arms")
+        .iter()
+        .filter_map(|a| a["arm"].as_str())
+        .collect();
+    let run = dir.path().join("votes.run.jsonl");
+    let report = crossfile(&["bench", "report", &path(&run), "--json"], dir.path());
+    let report: Value = serde_json::from_str(&stdout(&report)).expect("report json");
+    let mut by_mean: Vec<(String, f64)> = report["summaries"]
+        .as_array()
+        .expect("summaries")
+        .iter()
+        .map(|s| {
+            let es = s["metrics"]
+                .as_array()
+                .and_then(|m| m.iter().find(|m| m["name"] == "es"))
+                .and_then(|m| m["mean"].as_f64())
+                .expect("es");
+            (s["retriever"].as_str().expect("retriever").to_string(), es)
+        })
+        .collect();
+    by_mean.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let by_mean: Vec<&str> = by_mean.iter().map(|(r, _)| r.as_str()).collect();
+    assert_eq!(by_votes, by_mean, "votes {arena} against means {by_mean:?}");
+}
