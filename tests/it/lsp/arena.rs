@@ -1,7 +1,8 @@
 //! Arena battles over real stdio with SmolLM2: two blind suggestions per inline request, the vote
 //! written for the arm shown where the user picked, a battle superseded or left at the end as no
 //! choice, the order drawn per seed (recorded, balanced, repeatable), a failed arm showing no
-//! battle, two servers writing one votes file at once, and a bad arm named.
+//! battle, two servers writing one votes file at once, a bad arm named, and both suggestions'
+//! metrics recorded (never shown) at a replayed CrossCodeEval case.
 
 use std::path::Path;
 
@@ -350,5 +351,53 @@ fn an_untrusted_workspace_cannot_send_code_through_an_arm() {
         Some(&json!(["none", "bm25"])),
         "{status}"
     );
+    assert_eq!(client.finish(true), Some(0));
+}
+
+#[test]
+fn a_battle_at_a_replayed_case_records_both_suggestions_metrics_and_shows_none() {
+    let cache = tempfile::tempdir().expect("a cache");
+    let path = cache.path().join("votes.jsonl");
+    let arena = format!(
+        "[arena]\nenabled = true\nseed = 3\nvotes = {:?}\narms = [\"none\", \"bm25\"]\n",
+        path.display().to_string()
+    );
+    let mut client = Client::start_without_folders(cache.path(), &arena);
+    let cases = crate::support::shared_dir().join("bench/cceval/python-dev.jsonl");
+    let opened = client.open_case(
+        json!({"cases": cases, "repos": crate::support::bench_repos(),
+                                         "format": "cceval", "case": 0}),
+    );
+    let id = opened
+        .pointer("/case/id")
+        .and_then(Value::as_str)
+        .expect("id");
+    let answer = client.request(
+        "textDocument/inlineCompletion",
+        json!({"textDocument": {"uri": opened["uri"]}, "position": opened["position"],
+               "context": {"triggerKind": 1}}),
+    );
+    let (battle, shown) = battle_of(&answer);
+    assert!(
+        !answer.to_string().contains("\"es\""),
+        "no metric is shown before the vote: {answer}"
+    );
+    client.execute("crossfile.arenaVote", json!({"battle": battle, "pick": 1}));
+    let lines = votes(&path);
+    assert_eq!(lines.len(), 1);
+    let vote = &lines[0];
+    assert_eq!(vote["case_id"], json!(id));
+    let first = vote["first"].as_u64().expect("first") as usize;
+    assert_eq!(vote["texts"][first], json!(shown[0]));
+    for side in 0..2 {
+        let metrics = &vote["metrics"][side];
+        assert!(
+            metrics["es"].is_number() && metrics["em"].is_number(),
+            "both metrics at the case: {vote}"
+        );
+    }
+    let revealed = client.execute("crossfile.arenaReveal", json!({}));
+    assert_eq!(revealed["caseId"], json!(id));
+    assert_eq!(revealed["metrics"][0], vote["metrics"][first], "{revealed}");
     assert_eq!(client.finish(true), Some(0));
 }
