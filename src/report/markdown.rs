@@ -5,11 +5,13 @@ use std::fmt::Write;
 use super::bootstrap::Bootstrap;
 use super::build::Report;
 use super::compare::{ALL_LANGUAGES, CaseChange, Comparison, MetricDiff, Pairing, RunComparison};
-use super::summary::GroupSummary;
+use super::summary::{GroupSummary, is_control};
 use crate::bench::scoring::scale::display_decimals;
 
 /// The label an upper-bound retriever gets in every table.
 pub const UPPER_BOUND: &str = "(upper bound)";
+/// How a control (no context, random context) is marked.
+pub const CONTROL: &str = "(control)";
 
 /// The report as Markdown: a table per (format, language), then the pairwise differences.
 pub fn report_markdown(report: &Report) -> String {
@@ -29,6 +31,14 @@ pub fn report_markdown(report: &Report) -> String {
             out,
             "\nA retriever marked {UPPER_BOUND} sees the reference (`oracle`): its numbers bound \
              what retrieval could give, they are not a result."
+        );
+    }
+    if report.retrievers.iter().any(|r| is_control(r)) {
+        let _ = writeln!(
+            out,
+            "\nA retriever marked {CONTROL} is a baseline: no cross-file context (`none`), or as \
+             many chunks as another retriever returns drawn at random from other files \
+             (`random:`); read a retriever against it."
         );
     }
     for scale in &report.scales {
@@ -292,6 +302,8 @@ fn language_label(language: &str) -> String {
 fn retriever_cell(name: &str, upper_bound: bool) -> String {
     if upper_bound {
         format!("{} {UPPER_BOUND}", cell(name))
+    } else if is_control(name) {
+        format!("{} {CONTROL}", cell(name))
     } else {
         cell(name)
     }
@@ -336,6 +348,31 @@ fn longest_backtick_run(text: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn controls_and_upper_bounds_are_marked_and_explained() {
+        use crate::bench::testdata::record;
+        let records: Vec<_> = ["none", "random:bm25:0", "bm25", "oracle"]
+            .iter()
+            .flat_map(|r| [record("a", r, 0.5), record("b", r, 0.25)])
+            .collect();
+        let run = crate::bench::runfile::reader::Run {
+            path: "run.jsonl".into(),
+            records,
+            warnings: Vec::new(),
+        };
+        let report = crate::report::build::build_report(&run, &Bootstrap::default());
+        let text = report_markdown(&report);
+        for marked in [
+            format!("none {CONTROL}"),
+            format!("random:bm25:0 {CONTROL}"),
+            format!("oracle {UPPER_BOUND}"),
+        ] {
+            assert!(text.contains(&marked), "{marked} in\n{text}");
+        }
+        assert!(!text.contains(&format!("bm25 {CONTROL}")), "{text}");
+        assert!(text.contains("is a baseline"), "{text}");
+    }
 
     #[test]
     fn cells_and_fences_escape_what_markdown_reads() {

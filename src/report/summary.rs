@@ -18,6 +18,8 @@ pub struct GroupSummary {
     pub retriever: String,
     /// The retriever sees the reference (`oracle`): an upper bound, not a result.
     pub upper_bound: bool,
+    /// The retriever is a control (`none`, `random:…`): the baseline the others are read against.
+    pub control: bool,
     /// Records, errors included.
     pub cases: usize,
     /// Records with metrics; the means are over these.
@@ -166,6 +168,7 @@ fn summarize_group(group: &[&RunRecord], bootstrap: &Bootstrap) -> GroupSummary 
         language: first.language.clone(),
         retriever: first.retriever.clone(),
         upper_bound: group.iter().any(|r| r.upper_bound),
+        control: is_control(&first.retriever),
         cases: group.len(),
         scored: scored.len(),
         errors: group.len() - scored.len(),
@@ -174,6 +177,13 @@ fn summarize_group(group: &[&RunRecord], bootstrap: &Bootstrap) -> GroupSummary 
         total_ms: Quantiles::of(&total),
         generate_ms: Quantiles::of(&generate),
     }
+}
+
+/// Whether the retriever spec `name` is a control: no context (`none`) or random context
+/// (`random:…`).
+pub fn is_control(name: &str) -> bool {
+    name.parse::<crate::retrieve::RetrieverSpec>()
+        .is_ok_and(|spec| spec.is_control())
 }
 
 #[cfg(test)]

@@ -105,6 +105,20 @@ pub const RETRIEVERS: &[RetrieverForm] = &[
         upper_bound: false,
         composite: true,
     },
+    RetrieverForm {
+        spec: "random:<spec>[:<seed>]",
+        summary: "a control: as many chunks as another retriever returns, drawn at random from other files",
+        needs: Need::Parts,
+        upper_bound: false,
+        composite: true,
+    },
+    RetrieverForm {
+        spec: "threshold:<spec>:<min score>",
+        summary: "another retriever's hits scoring at least the threshold",
+        needs: Need::Parts,
+        upper_bound: false,
+        composite: true,
+    },
 ];
 
 const fn simple(spec: &'static str, summary: &'static str, needs: Need) -> RetrieverForm {
@@ -140,6 +154,8 @@ mod tests {
                 .spec
                 .replace("<spec>", "bm25")
                 .replace("[:<lambda in 0..1>]", "")
+                .replace("[:<seed>]", "")
+                .replace("<min score>", "0.5")
                 .replace("[+bm25...]", "");
             assert!(example.parse::<RetrieverSpec>().is_ok(), "{example}");
         }

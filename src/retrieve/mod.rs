@@ -17,10 +17,12 @@ mod mmr;
 mod none;
 pub mod okapi;
 mod query;
+mod random;
 mod settings;
 mod spec;
 #[cfg(test)]
 mod tests;
+mod threshold;
 
 use std::ops::Range;
 
@@ -106,6 +108,14 @@ pub fn build(
         RetrieverSpec::Mmr { inner, lambda } => Box::new(mmr::Mmr {
             inner: build(inner, settings)?,
             lambda: *lambda,
+        }),
+        RetrieverSpec::Random { inner, seed } => Box::new(random::Random {
+            inner: build(inner, settings)?,
+            seed: *seed,
+        }),
+        RetrieverSpec::Threshold { inner, min } => Box::new(threshold::Threshold {
+            inner: build(inner, settings)?,
+            min: *min,
         }),
         RetrieverSpec::Hybrid(parts) => Box::new(hybrid::Hybrid {
             parts: parts

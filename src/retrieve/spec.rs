@@ -1,5 +1,6 @@
 //! Retriever specs: the grammar `none | bm25 | bm25-cceval | bm25-cceval-rg1 | jaccard | dense |
-//! oracle | dataset | mmr:<spec>[:<λ>] | hybrid:<spec>+<spec>[+…]`, parsed into a tree.
+//! oracle | dataset | mmr:<spec>[:<λ>] | hybrid:<spec>+<spec>[+…] | random:<spec>[:<seed>] |
+//! threshold:<spec>:<min>`, parsed into a tree.
 
 use std::fmt;
 use std::str::FromStr;
@@ -32,6 +33,14 @@ pub enum RetrieverSpec {
     },
     /// Reciprocal rank fusion of two or more retrievers.
     Hybrid(Vec<RetrieverSpec>),
+    /// A control: as many chunks as the inner retriever returns, drawn at random from other
+    /// files (seeded).
+    Random {
+        inner: Box<RetrieverSpec>,
+        seed: u64,
+    },
+    /// The inner retriever's hits scoring at least `min`.
+    Threshold { inner: Box<RetrieverSpec>, min: f64 },
 }
 
 /// λ when `mmr:<spec>` names none.
@@ -49,8 +58,16 @@ impl RetrieverSpec {
             RetrieverSpec::Oracle => true,
             RetrieverSpec::Mmr { inner, .. } => inner.is_upper_bound(),
             RetrieverSpec::Hybrid(parts) => parts.iter().any(RetrieverSpec::is_upper_bound),
+            RetrieverSpec::Threshold { inner, .. } => inner.is_upper_bound(),
+            // A random draw sees no reference, whatever counted the chunks.
             _ => false,
         }
+    }
+
+    /// Whether this is a control, the baseline a retriever is read against: no context
+    /// (`none`) or random context (`random:`).
+    pub fn is_control(&self) -> bool {
+        matches!(self, RetrieverSpec::None | RetrieverSpec::Random { .. })
     }
 }
 
@@ -94,6 +111,29 @@ fn parse(spec: &str) -> Option<RetrieverSpec> {
             lambda: DEFAULT_MMR_LAMBDA,
         });
     }
+    if let Some(rest) = spec.strip_prefix("random:") {
+        // `random:<spec>:<seed>` when the last `:` part is a whole number and the rest a spec.
+        if let Some((inner, seed)) = rest.rsplit_once(':')
+            && let (Ok(seed), Some(inner)) = (seed.parse::<u64>(), parse(inner))
+        {
+            return Some(RetrieverSpec::Random {
+                inner: Box::new(inner),
+                seed,
+            });
+        }
+        return Some(RetrieverSpec::Random {
+            inner: Box::new(parse(rest)?),
+            seed: 0,
+        });
+    }
+    if let Some(rest) = spec.strip_prefix("threshold:") {
+        let (inner, min) = rest.rsplit_once(':')?;
+        let min = min.parse::<f64>().ok().filter(|m| m.is_finite())?;
+        return Some(RetrieverSpec::Threshold {
+            inner: Box::new(parse(inner)?),
+            min,
+        });
+    }
     if let Some(rest) = spec.strip_prefix("hybrid:") {
         let parts: Option<Vec<RetrieverSpec>> = rest.split('+').map(parse).collect();
         return parts.filter(|p| p.len() >= 2).map(RetrieverSpec::Hybrid);
@@ -113,6 +153,8 @@ impl fmt::Display for RetrieverSpec {
             RetrieverSpec::Oracle => f.write_str("oracle"),
             RetrieverSpec::Dataset => f.write_str("dataset"),
             RetrieverSpec::Mmr { inner, lambda } => write!(f, "mmr:{inner}:{lambda}"),
+            RetrieverSpec::Random { inner, seed } => write!(f, "random:{inner}:{seed}"),
+            RetrieverSpec::Threshold { inner, min } => write!(f, "threshold:{inner}:{min}"),
             RetrieverSpec::Hybrid(parts) => {
                 f.write_str("hybrid:")?;
                 for (i, part) in parts.iter().enumerate() {
@@ -158,6 +200,19 @@ mod tests {
             ("hybrid:bm25", None),
             ("hybrid:bm25+", None),
             ("hybrid:bm25,jaccard", None),
+            ("random:bm25", Some("random:bm25:0")),
+            ("random:bm25:7", Some("random:bm25:7")),
+            ("random:mmr:bm25:0.7", Some("random:mmr:bm25:0.7:0")),
+            ("random:mmr:bm25:0.7:3", Some("random:mmr:bm25:0.7:3")),
+            ("random:", None),
+            ("threshold:jaccard:0.2", Some("threshold:jaccard:0.2")),
+            (
+                "threshold:mmr:bm25:0.7:1.5",
+                Some("threshold:mmr:bm25:0.7:1.5"),
+            ),
+            ("threshold:jaccard", None),
+            ("threshold:jaccard:inf", None),
+            ("hybrid:random:bm25+bm25", Some("hybrid:random:bm25:0+bm25")),
         ];
         for (spec, want) in cases {
             let got = spec.parse::<RetrieverSpec>().ok().map(|s| s.to_string());
@@ -185,5 +240,17 @@ mod tests {
             RetrieverSpec::parse_list("bm25, hybrid:bm25+jaccard,oracle").expect("valid list");
         assert_eq!(specs.len(), 3);
         assert!(specs[2].is_upper_bound() && !specs[0].is_upper_bound());
+    }
+
+    #[test]
+    fn controls_are_no_context_and_random_context_and_never_an_upper_bound() {
+        let spec = |s: &str| s.parse::<RetrieverSpec>().expect("valid");
+        assert!(spec("none").is_control() && spec("random:bm25").is_control());
+        assert!(!spec("bm25").is_control() && !spec("threshold:bm25:1").is_control());
+        assert!(
+            !spec("random:oracle").is_upper_bound(),
+            "random chunks see nothing"
+        );
+        assert!(spec("threshold:oracle:0").is_upper_bound());
     }
 }

@@ -270,3 +270,66 @@ fn a_search_text_is_what_retrievers_search_with() {
         );
     }
 }
+
+#[test]
+fn random_context_is_as_much_as_the_inner_returns_from_other_files_and_repeats_per_seed() {
+    let f = fixture();
+    for inner in ["bm25", "jaccard"] {
+        let retrieved = ranked(&f, inner, 3);
+        let drawn = ranked(&f, &format!("random:{inner}:1"), 3);
+        assert_eq!(drawn.len(), retrieved.len(), "{inner}: as many chunks");
+        assert!(
+            drawn.iter().all(|h| h.path != QUERY_FILE),
+            "{inner}: other files only"
+        );
+        assert!(
+            drawn.iter().all(|h| h.chunker == retrieved[0].chunker),
+            "{inner}: the inner hits' chunker"
+        );
+        let again = ranked(&f, &format!("random:{inner}:1"), 3);
+        assert_eq!(
+            render(&drawn),
+            render(&again),
+            "{inner}: the same seed, the same draw"
+        );
+    }
+    // Over seeds, every chunk of another file comes up (a uniform draw, not the ranking).
+    let mut seen = std::collections::BTreeSet::new();
+    for seed in 0..200 {
+        for hit in ranked(&f, &format!("random:bm25:{seed}"), 1) {
+            seen.insert((hit.path, hit.lines.start));
+        }
+    }
+    let chunks: usize = f
+        .snapshot
+        .files()
+        .filter(|file| file.path != QUERY_FILE)
+        .map(|file| file.sliding.len())
+        .sum();
+    assert_eq!(seen.len(), chunks, "{seen:?}");
+    // Nothing retrieved, nothing drawn.
+    assert!(ranked(&f, "random:none", 5).is_empty());
+}
+
+#[test]
+fn a_threshold_keeps_only_hits_scoring_at_least_it() {
+    let f = fixture();
+    let all = ranked(&f, "jaccard", 5);
+    assert!(all.len() >= 2, "{}", render(&all));
+    let cut = all[1].score;
+    let kept = ranked(&f, &format!("threshold:jaccard:{cut}"), 5);
+    assert_eq!(
+        render(&kept),
+        render(
+            &all.iter()
+                .filter(|h| h.score >= cut)
+                .cloned()
+                .collect::<Vec<_>>()
+        )
+    );
+    assert!(kept.len() < all.len() || all.iter().all(|h| h.score >= cut));
+    assert!(
+        ranked(&f, "threshold:jaccard:1.01", 5).is_empty(),
+        "no chunk above 1"
+    );
+}

@@ -17,8 +17,9 @@ use charts::{Bar, BarChart, BarGroup, LatencyRow, Series};
 use crate::bench::runfile::reader::Run;
 use crate::bench::scoring::scale::{display_decimals, display_max};
 use crate::report::build::Report;
-use crate::report::markdown::UPPER_BOUND;
+use crate::report::markdown::{CONTROL, UPPER_BOUND};
 use crate::report::summary::GroupSummary;
+use crate::report::summary::is_control;
 
 /// The whole page for `report`, built from `run`.
 pub fn render_html(run: &Run, report: &Report) -> String {
@@ -51,6 +52,14 @@ pub fn render_html(run: &Run, report: &Report) -> String {
              result. Their bars are hatched.</p>"
         );
     }
+    if report.retrievers.iter().any(|r| is_control(r)) {
+        let _ = writeln!(
+            page,
+            "<p class=\"note\">Retrievers marked <span class=\"ub\">{CONTROL}</span> are \
+             baselines: no cross-file context (<code>none</code>), or as many chunks as another \
+             retriever returns drawn at random from other files (<code>random:</code>).</p>"
+        );
+    }
     for scale in &report.scales {
         let _ = writeln!(page, "<p class=\"note\">Scale — {}.</p>", escape(scale));
     }
@@ -72,6 +81,8 @@ pub fn render_html(run: &Run, report: &Report) -> String {
 fn retriever_label(name: &str, upper_bound: bool) -> String {
     if upper_bound {
         format!("{} <span class=\"ub\">{UPPER_BOUND}</span>", escape(name))
+    } else if is_control(name) {
+        format!("{} <span class=\"ub\">{CONTROL}</span>", escape(name))
     } else {
         escape(name)
     }
