@@ -160,11 +160,7 @@ fn forest_plot(s: &Standings) -> String {
 /// The win-rate matrix in the ranking's order, each cell shaded by the row arm's win rate.
 fn matrix(page: &mut String, s: &Standings) {
     let m = &s.win_matrix;
-    let order: Vec<usize> = s
-        .arms
-        .iter()
-        .filter_map(|a| m.arms.iter().position(|n| *n == a.arm))
-        .collect();
+    let order = s.matrix_order();
     page.push_str(
         "<h2 id=\"matrix\">Win rates</h2>\n<p>The share of decided battles between two arms the \
          row's arm won (and how many were decided).</p>\n<table class=\"heat\"><tr><th></th>",

@@ -86,6 +86,17 @@ pub struct LanguageStanding {
     pub strengths: BTreeMap<String, Option<f64>>,
 }
 
+impl Standings {
+    /// The win matrix's indices in the ranking's order (the order a table of it is read in).
+    pub fn matrix_order(&self) -> Vec<usize> {
+        let m = &self.win_matrix;
+        self.arms
+            .iter()
+            .filter_map(|a| m.arms.iter().position(|n| *n == a.arm))
+            .collect()
+    }
+}
+
 /// Reads `votes` into [`Standings`], intervals drawn as `bootstrap` says.
 pub fn standings(votes: &[Vote], bootstrap: Bootstrap) -> Standings {
     let names = arm_names(votes);

@@ -34,9 +34,8 @@ impl State {
     /// The model an arena arm's `settings` name: the server's own when they name it, else one
     /// loaded for arms (kept while an arm names it; at most [`ARM_ENGINES`]).
     pub async fn engine_for(&self, settings: &Arc<Settings>) -> Result<Engine, ServeError> {
-        let main = self.engine().await?;
         if Engine::serves(&self.engine_settings(), settings) {
-            return Ok(main);
+            return self.engine().await;
         }
         let mut loaded = self.arm_engines.lock().await;
         if let Some((_, engine)) = loaded.iter().find(|(s, _)| Engine::serves(s, settings)) {

@@ -7,7 +7,6 @@
 use std::hash::{Hash, Hasher};
 
 use super::{Hit, Query, RetrieveError, Retriever};
-use crate::chunk::ChunkerKind;
 use crate::index::Snapshot;
 use crate::seeded::SplitMix64;
 
@@ -43,15 +42,10 @@ impl Retriever for Random {
                         .is_none_or(|l| l.name() == file.language.name())
             })
             .collect();
-        let chunks_of = |file: &crate::index::FileEntry| match kind {
-            ChunkerKind::Fixed => file.fixed.len(),
-            ChunkerKind::Sliding => file.sliding.len(),
-            ChunkerKind::Syntax => file.syntax.len(),
-        };
         let mut candidates: Vec<(usize, usize)> = files
             .iter()
             .enumerate()
-            .flat_map(|(fi, file)| (0..chunks_of(file)).map(move |ci| (fi, ci)))
+            .flat_map(|(fi, file)| (0..file.chunks(kind).len()).map(move |ci| (fi, ci)))
             .collect();
         let mut rng = SplitMix64(draw_seed(self.seed, query));
         // A partial Fisher–Yates shuffle: the first `wanted` places are a uniform sample.
@@ -64,11 +58,7 @@ impl Retriever for Random {
             .iter()
             .filter_map(|&(fi, ci)| {
                 let file = files.get(fi)?;
-                let chunk = match kind {
-                    ChunkerKind::Fixed => file.fixed.get(ci),
-                    ChunkerKind::Sliding => file.sliding.get(ci),
-                    ChunkerKind::Syntax => file.syntax.get(ci),
-                }?;
+                let chunk = file.chunks(kind).get(ci)?;
                 Some(Hit {
                     path: file.path.clone(),
                     lines: chunk.lines.clone(),

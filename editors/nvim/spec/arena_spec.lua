@@ -259,8 +259,6 @@ describe('arena, in the client alone', function()
     assert.equal('arena: off', health.arena_line(vim.NIL))
     assert.equal('arena: on, arms bm25, none, seed 7; 4 battles shown, 3 votes recorded, 0 failed, 1 blank; votes file /v',
       health.arena_line({ arms = { 'bm25', 'none' }, votes = '/v', seed = 7, battles = 4, recorded = 3, failed = 0, blank = 1 }))
-    answer.battle = nil
-    assert.equal('the last battle: 1 = none+prompt.max_new_tokens=3, 2 = bm25; no choice', require('crossfile.arena').summary(answer))
   end)
 end)
 

@@ -83,10 +83,8 @@ function metricsText(metrics: Metrics | undefined): string {
 
 /** One line: which arm made each suggestion and which was picked. */
 export function revealSummary(r: ArenaReveal): string {
-  const battle = r.battle === undefined ? '' : `, battle ${r.battle}`;
-  const where = r.path ? ` at ${r.path}${r.line === undefined ? '' : `:${r.line}${r.col === undefined ? '' : `:${r.col}`}`}` : '';
   const picked = r.picked === null ? 'no choice' : `picked ${r.picked} (${r.arms[r.picked - 1] ?? '?'})`;
-  return `crossfile arena${battle}${where}: 1 = ${r.arms[0] ?? '?'}, 2 = ${r.arms[1] ?? '?'}; ${picked}`;
+  return `crossfile arena, battle ${r.battle} at ${r.path}:${r.line}:${r.col}: 1 = ${r.arms[0] ?? '?'}, 2 = ${r.arms[1] ?? '?'}; ${picked}`;
 }
 
 /** The revealed battle as plain text (the output channel "crossfile arena"). */
@@ -102,7 +100,7 @@ export function revealText(r: ArenaReveal): string {
     out.push('');
   }
   if (r.caseId) out.push(`case: ${r.caseId}`);
-  if (r.votes) out.push(`votes: ${r.votes}`);
+  out.push(`votes: ${r.votes}`);
   return out.join('\n') + '\n';
 }
 

@@ -188,15 +188,14 @@ export interface StatusAnswer {
 }
 
 /** `crossfile.status`'s `arena`: present when a folder has the arena on. */
+/** The arena, present only when a folder has it on. */
 export interface ArenaStatus {
-  /** Absent: on (the object is there only when a folder has the arena on). */
-  enabled?: boolean;
   /** Each arm as its spec string. */
   arms: string[];
   /** The votes file. */
   votes: string;
-  /** The seed of the pair draws (the settings' or the session's). */
-  seed?: number;
+  /** The seed of the pair draws (the settings' or the session's; below 2^53). */
+  seed: number;
   /** Battles shown, votes written, battles that failed (an arm failed), and left out (a blank suggestion). */
   battles: number;
   recorded: number;
@@ -212,7 +211,7 @@ export interface ArenaVoteAnswer {
 
 /** `crossfile.arenaReveal`: the session's last decided battle, its arms revealed, in shown order. */
 export interface ArenaReveal {
-  battle?: number;
+  battle: number;
   /** `arms[0]` made suggestion 1, `arms[1]` suggestion 2. */
   arms: string[];
   /** 1 or 2: the suggestion accepted; null: no choice. */
@@ -222,9 +221,9 @@ export interface ArenaReveal {
   caseId: string | null;
   metrics: Metrics[] | null;
   /** Where the battle was: the file (relative to its workspace folder), the 1-based line and column. */
-  path?: string;
-  line?: number;
-  col?: number;
+  path: string;
+  line: number;
+  col: number;
   /** The votes file. */
-  votes?: string;
+  votes: string;
 }

@@ -43,10 +43,8 @@ function folderFact(f: FolderStatus): Fact {
 
 /** The arena's line: its arms and what became of its battles so far (blind: no arm's score). */
 export function arenaFact(a: ArenaStatus): Fact {
-  if (a.enabled === false) return { label: 'arena', text: 'off' };
   const counts = `${a.battles} battles shown, ${a.recorded} votes recorded, ${a.failed} failed, ${a.blank} left out (a blank suggestion)`;
-  const seed = a.seed === undefined ? '' : `, seed ${a.seed}`;
-  return { label: 'arena', text: `on, arms ${a.arms.join(', ')}${seed}; ${counts}; votes in ${a.votes}` };
+  return { label: 'arena', text: `on, arms ${a.arms.join(', ')}, seed ${a.seed}; ${counts}; votes in ${a.votes}` };
 }
 
 /** The report's lines, in the order a user checks them. */

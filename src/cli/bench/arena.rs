@@ -285,13 +285,8 @@ fn markdown(s: &Standings) -> String {
         &s.first_share,
     ));
     out.push_str("\nWin rate of the row's arm against the column's (decided battles):\n\n");
-    // In the ranking's order.
     let m = &s.win_matrix;
-    let order: Vec<usize> = s
-        .arms
-        .iter()
-        .filter_map(|a| m.arms.iter().position(|n| *n == a.arm))
-        .collect();
+    let order = s.matrix_order();
     let names: Vec<&str> = order.iter().map(|&i| m.arms[i].as_str()).collect();
     let _ = writeln!(out, "| | {} |", names.join(" | "));
     let _ = writeln!(out, "|---|{}", "---:|".repeat(order.len()));

@@ -19,7 +19,7 @@ use tower_lsp::jsonrpc;
 use tower_lsp::lsp_types::{Command, Position, Range, Url};
 
 use super::at_cursor::{self, Cursor, CursorRequest};
-use super::debounce;
+use super::{debounce, run_request};
 use crate::arena::Vote;
 use crate::arena::battle::{Battle, Place, Side};
 use crate::config::Arm;
@@ -48,9 +48,6 @@ pub async fn inline(
         record(state, &superseded, None);
     }
     let request = state.requests.begin(uri);
-    state.requests.cancel_refresh();
-    let _foreground = state.foreground();
-    let cancel_on_drop = request.token.clone().drop_guard();
     let asked = CursorRequest {
         buffer,
         folder,
@@ -58,10 +55,10 @@ pub async fn inline(
         uri: uri.clone(),
         position,
     };
-    let task = tokio::spawn(fight(state.clone(), asked, at, request.token.clone()));
-    let outcome = task.await;
-    cancel_on_drop.disarm();
-    state.requests.end(uri, &request);
+    let outcome = run_request(state, uri, request, |cancel| {
+        fight(state.clone(), asked, at, cancel)
+    })
+    .await;
     let battle = match outcome {
         Ok(Ok(battle)) => battle,
         Ok(Err(e)) => {

@@ -28,12 +28,13 @@ use tokio_util::sync::CancellationToken;
 
 use crate::complete::Timings;
 use crate::live::along::Anchor;
-use crate::live::{LastCompletion, at_most_chars};
+use crate::live::{Folder, LastCompletion, at_most_chars};
 use crate::lsp::convert::{cursor_in, spot};
 use crate::lsp::error::{ServeError, internal};
 use crate::lsp::protocol::{InlineCompletionItem, InlineCompletionList, InlineCompletionParams};
 use crate::lsp::state::State;
 use at_cursor::CursorRequest;
+use inflight::InFlight;
 use refresh::Replaced;
 
 /// A suggestion and how it was made.
@@ -48,9 +49,10 @@ pub async fn completion(
     params: CompletionParams,
 ) -> jsonrpc::Result<Option<CompletionResponse>> {
     let at = params.text_document_position;
-    let Some(shown) = visible(state, &at.text_document.uri, at.position).await? else {
+    let Some(located) = locate(state, &at.text_document.uri) else {
         return Ok(None);
     };
+    let shown = visible(state, &at.text_document.uri, at.position, located).await?;
     let items = shown
         .iter()
         .map(|suggestion| completion_item(suggestion, at.position))
@@ -67,14 +69,13 @@ pub async fn inline_completion(
     params: InlineCompletionParams,
 ) -> jsonrpc::Result<Option<InlineCompletionList>> {
     let at = params.text_document_position;
-    if let Some((folder, rel)) = state.locate(&at.text_document.uri)
-        && folder.settings().arena.active()
-    {
-        return battle::inline(state, &at.text_document.uri, at.position, folder, rel).await;
-    }
-    let Some(shown) = visible(state, &at.text_document.uri, at.position).await? else {
+    let Some((folder, rel)) = locate(state, &at.text_document.uri) else {
         return Ok(None);
     };
+    if folder.settings().arena.active() {
+        return battle::inline(state, &at.text_document.uri, at.position, folder, rel).await;
+    }
+    let shown = visible(state, &at.text_document.uri, at.position, (folder, rel)).await?;
     let items = shown
         .into_iter()
         .map(|suggestion| InlineCompletionItem {
@@ -109,52 +110,50 @@ fn completion_item(suggestion: &Suggestion, at: Position) -> CompletionItem {
     }
 }
 
-/// The suggestion at `position` of `uri` as the client shows it: none when it is blank; `None`
-/// when the file is in no workspace folder.
+/// The folder holding `uri`'s file and its path there; `None` (logged) when it is in none.
+fn locate(state: &State, uri: &Url) -> Option<(Arc<Folder>, String)> {
+    let located = state.locate(uri);
+    if located.is_none() {
+        tracing::debug!(%uri, "completion outside every workspace folder");
+    }
+    located
+}
+
+/// The suggestion at `position` of `uri` (in `located`: its folder and path there) as the client
+/// shows it: none when it is blank.
 async fn visible(
     state: &Arc<State>,
     uri: &Url,
     position: Position,
-) -> jsonrpc::Result<Option<Vec<Suggestion>>> {
-    let suggestion = suggest(state, uri, position).await?;
-    Ok(suggestion.map(|s| {
-        if s.text.trim().is_empty() {
-            Vec::new()
-        } else {
-            vec![s]
-        }
-    }))
+    located: (Arc<Folder>, String),
+) -> jsonrpc::Result<Vec<Suggestion>> {
+    let suggestion = suggest(state, uri, position, located).await?;
+    Ok(if suggestion.text.trim().is_empty() {
+        Vec::new()
+    } else {
+        vec![suggestion]
+    })
 }
 
-/// Completes at `position` of `uri`; `None` when the file is in no workspace folder.
+/// Completes at `position` of `uri`, in `located` (its folder and path there).
 async fn suggest(
     state: &Arc<State>,
     uri: &Url,
     position: Position,
-) -> jsonrpc::Result<Option<Suggestion>> {
+    (folder, rel): (Arc<Folder>, String),
+) -> jsonrpc::Result<Suggestion> {
     let started = Instant::now();
-    let Some((folder, rel)) = state.locate(uri) else {
-        tracing::debug!(%uri, "completion outside every workspace folder");
-        return Ok(None);
-    };
     let buffer = folder.documents.text(&rel);
     let request = state.requests.begin(uri);
     if let Some(rest) = along_last(state, uri, position, buffer.as_deref()) {
         state.requests.end(uri, &request);
         tracing::debug!(%uri, "typing along the suggestion");
-        return Ok(Some(Suggestion {
+        return Ok(Suggestion {
             latency_ms: started.elapsed().as_secs_f64() * 1e3,
             ..rest
-        }));
+        });
     }
     tracing::debug!(%uri, line = position.line, character = position.character, "completion asked");
-    // The model is wanted here: a fallback's answer being replaced in the background (in this
-    // document or another) gives way.
-    state.requests.cancel_refresh();
-    // Its prompt is built on a core that the model's idle work (reading ahead) would take.
-    let _foreground = state.foreground();
-    // Dropped with this handler (`$/cancelRequest`): the task stops at its next check.
-    let cancel_on_drop = request.token.clone().drop_guard();
     let asked = CursorRequest {
         buffer,
         folder,
@@ -162,10 +161,10 @@ async fn suggest(
         uri: uri.clone(),
         position,
     };
-    let task = tokio::spawn(complete_at(state.clone(), asked, request.token.clone()));
-    let outcome = task.await;
-    cancel_on_drop.disarm();
-    state.requests.end(uri, &request);
+    let outcome = run_request(state, uri, request, |cancel| {
+        complete_at(state.clone(), asked, cancel)
+    })
+    .await;
     let shown = match outcome {
         Ok(Ok(shown)) => shown,
         Ok(Err(e)) if e.is_cancelled() => {
@@ -187,11 +186,35 @@ async fn suggest(
         %uri, retriever = shown.retriever, latency_ms, retrieve_ms = t.retrieve_ms,
         prompt_ms = t.prompt_ms, generate_ms = t.generate_ms, "completion"
     );
-    Ok(Some(Suggestion {
+    Ok(Suggestion {
         text: shown.text,
         retriever: shown.retriever,
         latency_ms,
-    }))
+    })
+}
+
+/// Runs a document's completion `work` (its `request` begun, which cancelled the document's
+/// older one) on a task of its own, and ends the request. The model is wanted: a fallback's
+/// answer being replaced in the background (in this document or another) gives way, and the
+/// prompt is built on a core the model's idle work (reading ahead) would take. Dropped with the
+/// handler (`$/cancelRequest`), the work stops at its next check.
+async fn run_request<T, F>(
+    state: &Arc<State>,
+    uri: &Url,
+    request: InFlight,
+    work: impl FnOnce(CancellationToken) -> F,
+) -> Result<Result<T, ServeError>, tokio::task::JoinError>
+where
+    F: std::future::Future<Output = Result<T, ServeError>> + Send + 'static,
+    T: Send + 'static,
+{
+    state.requests.cancel_refresh();
+    let _foreground = state.foreground();
+    let cancel_on_drop = request.token.clone().drop_guard();
+    let outcome = tokio::spawn(work(request.token.clone())).await;
+    cancel_on_drop.disarm();
+    state.requests.end(uri, &request);
+    outcome
 }
 
 /// What the client is shown of a completion.

@@ -3,7 +3,10 @@
 //! and the Bradley–Terry ranking set against `bench report`'s on the same run file: wherever the
 //! report tells two arms apart by mean ES (the paired interval excludes 0), the votes order them
 //! alike. (Where it does not, a mean and a majority of pairwise wins may rightly disagree; on
-//! these few cases with the small model it often does not, so this part may check nothing.)
+//! these few cases with the small model it often does not, so this part may check nothing: the
+//! ignored test, every DEV case with the default model, checks the whole ranking.)
+
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -12,57 +15,14 @@ use crate::support::{bench_repos, crossfile, shared_dir, small_model, stderr, st
 #[test]
 fn simulated_votes_follow_the_run_and_agree_with_the_report_where_it_separates_arms() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let votes = dir.path().join("votes.jsonl");
-    let repos = bench_repos();
-    let cases = shared_dir().join("bench/cceval/python-dev.jsonl");
     let model = small_model();
-    let out = crossfile(
-        &[
-            "bench",
-            "arena",
-            "simulate",
-            "--format",
-            "cceval",
-            "--cases",
-            cases.to_str().expect("utf-8"),
-            "--repos",
-            repos.to_str().expect("utf-8"),
-            "--arms",
-            "none,bm25,oracle",
-            "--voter",
-            "es",
-            "--battles",
-            "600",
-            "--limit",
-            "10",
-            "--model",
-            model.to_str().expect("utf-8"),
-            "--n-ctx",
-            "1024",
-            "--max-new-tokens",
-            "16",
-            "--out",
-            votes.to_str().expect("utf-8"),
-            "--json",
-        ],
+    let model = model.to_str().expect("utf-8");
+    let (arena, report) = simulate(
         dir.path(),
+        &["--limit", "10", "--model", model, "--n-ctx", "1024"],
     );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let arena: Value = serde_json::from_str(&stdout(&out)).expect("standings json");
-    let by_votes: Vec<String> = arena["arms"]
-        .as_array()
-        .expect("arms")
-        .iter()
-        .map(|a| a["arm"].as_str().expect("arm").to_string())
-        .collect();
-
-    let run = dir.path().join("votes.run.jsonl");
-    let report = crossfile(
-        &["bench", "report", run.to_str().expect("utf-8"), "--json"],
-        dir.path(),
-    );
-    assert!(report.status.success(), "{}", stderr(&report));
-    let report: Value = serde_json::from_str(&stdout(&report)).expect("report json");
+    let by_votes = ranked(&arena);
+    let votes = dir.path().join("votes.jsonl");
     let position = |arm: &str| by_votes.iter().position(|a| a == arm).expect("ranked arm");
     for pair in report["comparisons"].as_array().expect("comparisons") {
         let es = pair["metrics"]
@@ -111,48 +71,9 @@ fn simulated_votes_follow_the_run_and_agree_with_the_report_where_it_separates_a
 #[ignore = "ten minutes with the default model on 2 cores; run with --ignored"]
 fn on_every_dev_case_with_the_default_model_the_votes_rank_arms_as_mean_es_does() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let votes = dir.path().join("votes.jsonl");
-    let cases = shared_dir().join("bench/cceval/python-dev.jsonl");
-    let (repos, model) = (bench_repos(), crate::support::default_model());
-    let path = |p: &std::path::Path| p.to_str().expect("utf-8").to_string();
-    let out = crossfile(
-        &[
-            "bench",
-            "arena",
-            "simulate",
-            "--format",
-            "cceval",
-            "--cases",
-            &path(&cases),
-            "--repos",
-            &path(&repos),
-            "--arms",
-            "none,bm25,oracle",
-            "--voter",
-            "es",
-            "--battles",
-            "600",
-            "--model",
-            &path(&model),
-            "--max-new-tokens",
-            "16",
-            "--out",
-            &path(&votes),
-            "--json",
-        ],
-        dir.path(),
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let arena: Value = serde_json::from_str(&stdout(&out)).expect("standings json");
-    let by_votes: Vec<&str> = arena["arms"]
-        .as_array()
-        .expect("arms")
-        .iter()
-        .filter_map(|a| a["arm"].as_str())
-        .collect();
-    let run = dir.path().join("votes.run.jsonl");
-    let report = crossfile(&["bench", "report", &path(&run), "--json"], dir.path());
-    let report: Value = serde_json::from_str(&stdout(&report)).expect("report json");
+    let model = crate::support::default_model();
+    let (arena, report) = simulate(dir.path(), &["--model", model.to_str().expect("utf-8")]);
+    let by_votes = ranked(&arena);
     let mut by_mean: Vec<(String, f64)> = report["summaries"]
         .as_array()
         .expect("summaries")
@@ -169,4 +90,54 @@ fn on_every_dev_case_with_the_default_model_the_votes_rank_arms_as_mean_es_does(
     by_mean.sort_by(|a, b| b.1.total_cmp(&a.1));
     let by_mean: Vec<&str> = by_mean.iter().map(|(r, _)| r.as_str()).collect();
     assert_eq!(by_votes, by_mean, "votes {arena} against means {by_mean:?}");
+}
+
+/// `bench arena simulate` on the DEV cases with none, bm25 and oracle, 600 battles, 16 new
+/// tokens and `extra` flags, into `dir`; its standings and `bench report --json` of its run file.
+fn simulate(dir: &Path, extra: &[&str]) -> (Value, Value) {
+    let path = |p: &Path| p.to_str().expect("utf-8").to_string();
+    let (cases, repos) = (
+        shared_dir().join("bench/cceval/python-dev.jsonl"),
+        bench_repos(),
+    );
+    let votes = path(&dir.join("votes.jsonl"));
+    let mut args = vec![
+        "bench",
+        "arena",
+        "simulate",
+        "--format",
+        "cceval",
+        "--arms",
+        "none,bm25,oracle",
+        "--voter",
+        "es",
+        "--battles",
+        "600",
+        "--max-new-tokens",
+        "16",
+        "--out",
+        &votes,
+        "--json",
+    ];
+    let (cases, repos) = (path(&cases), path(&repos));
+    args.extend(["--cases", &cases, "--repos", &repos]);
+    args.extend(extra);
+    let out = crossfile(&args, dir);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let arena: Value = serde_json::from_str(&stdout(&out)).expect("standings json");
+    let run = path(&dir.join("votes.run.jsonl"));
+    let report = crossfile(&["bench", "report", &run, "--json"], dir);
+    assert!(report.status.success(), "{}", stderr(&report));
+    let report = serde_json::from_str(&stdout(&report)).expect("report json");
+    (arena, report)
+}
+
+/// The arms in the standings' order.
+fn ranked(arena: &Value) -> Vec<String> {
+    arena["arms"]
+        .as_array()
+        .expect("arms")
+        .iter()
+        .map(|a| a["arm"].as_str().expect("arm").to_string())
+        .collect()
 }

@@ -160,7 +160,7 @@ fn a_battle_is_two_blind_suggestions_and_the_vote_names_the_arm_picked() {
     let (second, _) = battle_of(&ask(&mut client, ws.root(), 3, 17));
     assert_ne!(second, id);
     change(&mut client, ws.root(), 3, &format!("{TEXT}ar"));
-    let (third, _) = battle_of(&ask(&mut client, ws.root(), 3, 18));
+    battle_of(&ask(&mut client, ws.root(), 3, 18));
     let lines = votes(&path);
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[1]["choice"], Value::Null, "superseded: no choice");
@@ -176,7 +176,6 @@ fn a_battle_is_two_blind_suggestions_and_the_vote_names_the_arm_picked() {
     );
     assert_eq!(counts["arms"], json!([none, bm25]));
     assert_eq!(counts["seed"], json!(7));
-    let _ = third;
     // The battle still shown when the session ends is no choice too.
     assert_eq!(client.finish(true), Some(0));
     let lines = votes(&path);

@@ -76,14 +76,12 @@ local function arm_of(answer, n)
   return type(arm) == 'string' and arm or vim.inspect(arm)
 end
 
---- One line saying a crossfile.arenaReveal answer: `battle 17: 1 = bm25, 2 = none; picked 2 (none)`
---- (`the last battle: …` when the answer has no id).
+--- One line saying a crossfile.arenaReveal answer: `battle 17: 1 = bm25, 2 = none; picked 2 (none)`.
 function M.summary(answer)
   local picked = answer.picked
   local said = (picked == 1 or picked == 2) and ('picked %d (%s)'):format(picked, arm_of(answer, picked))
     or 'no choice'
-  local id = type(answer.battle) == 'number' and ('battle %d'):format(answer.battle) or 'the last battle'
-  return ('%s: 1 = %s, 2 = %s; %s'):format(id, arm_of(answer, 1), arm_of(answer, 2), said)
+  return ('battle %s: 1 = %s, 2 = %s; %s'):format(tostring(answer.battle), arm_of(answer, 1), arm_of(answer, 2), said)
 end
 
 return M

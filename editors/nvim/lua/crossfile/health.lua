@@ -17,7 +17,7 @@ local function count(v) return type(v) == 'number' and ('%d'):format(v) or '?' e
 --- The arena part of a `crossfile.status` answer (`arena`: null when no folder has it on), as
 --- one line.
 function M.arena_line(arena)
-  if type(arena) ~= 'table' or arena.enabled == false then return 'arena: off' end
+  if type(arena) ~= 'table' then return 'arena: off' end
   local arms = {}
   for _, a in ipairs(type(arena.arms) == 'table' and arena.arms or {}) do arms[#arms + 1] = tostring(a) end
   local seed = type(arena.seed) == 'number' and (', seed ' .. count(arena.seed)) or ''
