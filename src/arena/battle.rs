@@ -1,14 +1,16 @@
 //! Battles in the editor: drawing a pair of arms and the order they are shown in
 //! ([`PairDraw`]), the battles shown and not yet decided, one per document ([`Battles`]), and the
 //! vote each becomes ([`Battle::vote`]). The language server runs the arms; this module keeps
-//! what it showed and writes what the user chose.
+//! what it showed and writes what the user chose ([`Battles::record`]) — at once, or, when the
+//! suggestions' metrics take time to compute (an executed case's tests), once they are computed
+//! ([`LateMetrics`]).
 
 use std::collections::{BTreeMap, HashMap};
 use std::hash::Hash;
 use std::path::PathBuf;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
@@ -102,6 +104,26 @@ pub struct Battle {
     /// Where the vote goes.
     pub votes: PathBuf,
     pub shown_at: Instant,
+    /// The suggestions' metrics when they are computed only once the battle is decided.
+    pub late_metrics: Option<LateMetrics>,
+}
+
+/// Both suggestions' metrics (by arm index), computed when a battle is decided because they take
+/// time: at an executed case, the tests run on both bodies. Given a flag that asks it to stop
+/// (the session ends); it answers `None` when stopped or when the metrics cannot be had.
+#[derive(Clone)]
+pub struct LateMetrics(pub Arc<LateScorer>);
+
+/// What computes late metrics: stops when the flag is set.
+pub type LateScorer = dyn Fn(&AtomicBool) -> Option<[Metrics; 2]> + Send + Sync;
+
+/// One suggestion's metrics by name.
+pub type Metrics = BTreeMap<String, f64>;
+
+impl std::fmt::Debug for LateMetrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LateMetrics")
+    }
 }
 
 impl Battle {
@@ -118,6 +140,7 @@ impl Battle {
             at,
             votes: place.votes,
             shown_at: Instant::now(),
+            late_metrics: None,
             vote: Vote {
                 version: VOTES_VERSION,
                 time: super::vote::now(),
@@ -183,7 +206,7 @@ pub struct Side {
     pub settings_hash: String,
     pub text: String,
     pub latency_ms: f64,
-    pub metrics: Option<BTreeMap<String, f64>>,
+    pub metrics: Option<Metrics>,
 }
 
 /// A battle decided: its id, the votes file and the vote written there.
@@ -205,6 +228,12 @@ pub struct Battles<K> {
     pub recorded: AtomicU64,
     pub failed: AtomicU64,
     pub blank: AtomicU64,
+    /// Votes waiting for their late metrics, and the signal that one was written.
+    scoring: Mutex<usize>,
+    scored: Condvar,
+    /// Set when the session ends: late metrics still being computed stop, their votes are
+    /// written without them.
+    stop_scoring: AtomicBool,
 }
 
 impl<K> Default for Battles<K> {
@@ -217,6 +246,9 @@ impl<K> Default for Battles<K> {
             recorded: AtomicU64::new(0),
             failed: AtomicU64::new(0),
             blank: AtomicU64::new(0),
+            scoring: Mutex::new(0),
+            scored: Condvar::new(),
+            stop_scoring: AtomicBool::new(false),
         }
     }
 }
@@ -259,13 +291,79 @@ impl<K: Eq + Hash + Clone> Battles<K> {
         pending.drain().map(|(_, b)| b).collect()
     }
 
-    /// Remembers `battle`'s `vote` as the last decided (what a reveal shows).
-    pub fn decided(&self, battle: &Battle, vote: Vote) {
-        self.recorded.fetch_add(1, Ordering::Relaxed);
-        *self.decided.lock().unwrap_or_else(|e| e.into_inner()) = Some(Decided {
+    /// Decides `battle` (`pick` 1 or 2, or `None` for no choice) and writes its vote to its votes
+    /// file, keeping it as the last decided. A battle with late metrics is decided at once and its
+    /// vote written, metrics and all, once they are computed, on a thread of its own. A write that
+    /// fails is logged; the vote is returned anyway.
+    pub fn record(self: &Arc<Self>, battle: &Battle, pick: Option<u8>) -> Vote
+    where
+        K: Send + Sync + 'static,
+    {
+        let vote = battle.vote(pick);
+        let late = battle.late_metrics.clone();
+        match late.filter(|_| !self.stop_scoring.load(Ordering::SeqCst)) {
+            None => self.write(battle, &vote),
+            Some(late) => {
+                self.remember(battle, &vote);
+                *self.scoring.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+                let (battles, battle, mut scored) =
+                    (Arc::clone(self), battle.clone(), vote.clone());
+                std::thread::spawn(move || {
+                    scored.metrics = (late.0)(&battles.stop_scoring);
+                    battles.write(&battle, &scored);
+                    let mut left = battles.scoring.lock().unwrap_or_else(|e| e.into_inner());
+                    *left = left.saturating_sub(1);
+                    battles.scored.notify_all();
+                });
+            }
+        }
+        vote
+    }
+
+    /// Records every pending battle as no choice (the session ends): late metrics still being
+    /// computed are stopped, and every vote is written (without them) within `within`.
+    pub fn record_all_pending(self: &Arc<Self>, within: Duration)
+    where
+        K: Send + Sync + 'static,
+    {
+        self.stop_scoring.store(true, Ordering::SeqCst);
+        for battle in self.take_all() {
+            self.record(&battle, None);
+        }
+        let left = self.scoring.lock().unwrap_or_else(|e| e.into_inner());
+        let (left, _) = self
+            .scored
+            .wait_timeout_while(left, within, |left| *left > 0)
+            .unwrap_or_else(|e| e.into_inner());
+        if *left > 0 {
+            tracing::warn!(
+                "arena: {} vote(s) still being scored when the session ended",
+                *left
+            );
+        }
+    }
+
+    /// Appends `vote` to `battle`'s votes file and keeps it as the last decided.
+    fn write(&self, battle: &Battle, vote: &Vote) {
+        match super::vote::append(&battle.votes, vote) {
+            Ok(()) => {
+                self.recorded.fetch_add(1, Ordering::Relaxed);
+                self.remember(battle, vote);
+            }
+            Err(e) => tracing::warn!("arena: {e}"),
+        }
+    }
+
+    /// Keeps `battle`'s `vote` as the last decided, unless a later battle was decided since.
+    fn remember(&self, battle: &Battle, vote: &Vote) {
+        let mut decided = self.decided.lock().unwrap_or_else(|e| e.into_inner());
+        if decided.as_ref().is_some_and(|d| d.id > battle.id) {
+            return;
+        }
+        *decided = Some(Decided {
             id: battle.id,
             votes: battle.votes.clone(),
-            vote,
+            vote: vote.clone(),
         });
     }
 
@@ -377,5 +475,92 @@ mod tests {
         assert!(battles.take(3).is_none(), "voted once");
         assert_eq!(battles.take_in(&"a.py").map(|b| b.id), Some(2));
         assert!(battles.take_all().is_empty());
+    }
+
+    /// Late metrics that wait until told to go on (or to stop), counting their runs.
+    fn late(go: Arc<AtomicBool>, runs: Arc<AtomicU64>) -> LateMetrics {
+        LateMetrics(Arc::new(move |stop: &AtomicBool| {
+            runs.fetch_add(1, Ordering::SeqCst);
+            while !go.load(Ordering::SeqCst) {
+                if stop.load(Ordering::SeqCst) {
+                    return None;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Some([BTreeMap::from([("pass@1".into(), 1.0)]), BTreeMap::new()])
+        }))
+    }
+
+    fn written(path: &std::path::Path) -> Vec<Vote> {
+        super::super::vote::read(path).expect("votes").votes
+    }
+
+    #[test]
+    fn a_vote_with_late_metrics_is_decided_at_once_and_written_with_them() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let votes = dir.path().join("votes.jsonl");
+        let battles: Arc<Battles<&str>> = Arc::default();
+        let (go, runs) = (
+            Arc::new(AtomicBool::new(false)),
+            Arc::new(AtomicU64::new(0)),
+        );
+        let mut late_one = battle(1, 0);
+        late_one.votes = votes.clone();
+        late_one.late_metrics = Some(late(go.clone(), runs.clone()));
+        battles.record(&late_one, Some(2));
+        let revealed = battles.last_decided().expect("decided at once");
+        assert_eq!((revealed.id, revealed.vote.metrics.is_none()), (1, true));
+        assert!(!votes.exists(), "not written before its metrics");
+        let mut plain = battle(2, 0);
+        plain.votes = votes.clone();
+        battles.record(&plain, Some(1));
+        go.store(true, Ordering::SeqCst);
+        battles.record_all_pending(Duration::from_secs(10));
+        let lines = written(&votes);
+        assert_eq!(lines.len(), 2);
+        let late_vote = lines
+            .iter()
+            .find(|v| v.choice == Some(1))
+            .expect("the late vote");
+        let metrics = late_vote.metrics.as_ref().expect("metrics");
+        assert_eq!(metrics[0].get("pass@1"), Some(&1.0));
+        assert_eq!(runs.load(Ordering::SeqCst), 1);
+        assert_eq!(
+            battles.last_decided().map(|d| d.id),
+            Some(2),
+            "the later stays last"
+        );
+    }
+
+    #[test]
+    fn at_the_end_of_a_session_late_metrics_stop_and_every_vote_is_written() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let votes = dir.path().join("votes.jsonl");
+        let battles: Arc<Battles<&str>> = Arc::default();
+        let (never, runs) = (
+            Arc::new(AtomicBool::new(false)),
+            Arc::new(AtomicU64::new(0)),
+        );
+        let mut voted = battle(1, 0);
+        voted.votes = votes.clone();
+        voted.late_metrics = Some(late(never.clone(), runs.clone()));
+        battles.record(&voted, Some(1));
+        let mut pending = battle(2, 1);
+        pending.votes = votes.clone();
+        pending.late_metrics = Some(late(never, runs.clone()));
+        battles.show("a.py", pending);
+        battles.record_all_pending(Duration::from_secs(10));
+        let lines = written(&votes);
+        assert_eq!(lines.len(), 2, "nothing lost");
+        assert!(
+            lines.iter().all(|v| v.metrics.is_none()),
+            "stopped: no metrics"
+        );
+        assert_eq!(
+            runs.load(Ordering::SeqCst),
+            1,
+            "the pending one is not scored"
+        );
+        assert_eq!(battles.recorded.load(Ordering::Relaxed), 2);
     }
 }

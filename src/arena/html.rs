@@ -205,6 +205,10 @@ fn shares(page: &mut String, s: &Standings) {
         "<h2 id=\"bias\">Position, reference metrics, latency</h2>\n<table><tr><th></th>\
          <th>share</th><th>interval</th><th>of</th><th></th></tr>\n",
     );
+    let pass = (
+        "at executed cases, the choice passed its tests and the other did not",
+        &s.agreement.pass_at_1,
+    );
     let rows: [(&str, &Share); 4] = [
         (
             "the suggestion shown first was chosen (50% = no position bias)",
@@ -223,7 +227,8 @@ fn shares(page: &mut String, s: &Standings) {
             &s.latency.chosen_faster,
         ),
     ];
-    for (label, share) in rows {
+    let executed = (pass.1.n > 0).then_some(pass);
+    for (label, share) in rows.into_iter().chain(executed) {
         let bar = share.value.map_or(String::new(), |v| {
             let whisker = share.ci.map_or(String::new(), |[lo, hi]| {
                 format!(

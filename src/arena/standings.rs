@@ -67,6 +67,9 @@ pub struct Agreement {
     pub es: Share,
     /// The chosen suggestion is the exact match (and the other is not).
     pub em: Share,
+    /// At an executed case: the chosen suggestion passes its tests (and the other does not).
+    #[serde(rename = "pass@1")]
+    pub pass_at_1: Share,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -287,6 +290,7 @@ fn agreement(decided: &[&Vote], bootstrap: &Bootstrap) -> Agreement {
     Agreement {
         es: share(&agrees("es"), bootstrap),
         em: share(&agrees("em"), bootstrap),
+        pass_at_1: share(&agrees("pass@1"), bootstrap),
     }
 }
 
@@ -402,6 +406,28 @@ mod tests {
         assert_eq!(s.agreement.es.n, 3);
         assert!((s.agreement.es.value.expect("es") - 2.0 / 3.0).abs() < 1e-12);
         assert_eq!(s.agreement.em.n, 0, "EM never differs");
+        assert_eq!(s.agreement.pass_at_1.n, 0, "no executed case");
+    }
+
+    #[test]
+    fn at_executed_cases_agreement_is_choosing_the_body_that_passes() {
+        let with = |choice, passed: [f64; 2]| {
+            let mut v = battle("bm25", "none", 0, Some(choice));
+            v.metrics = Some(passed.map(|p| BTreeMap::from([("pass@1".into(), p)])));
+            v
+        };
+        let votes = [
+            with(0, [1.0, 0.0]),
+            with(1, [1.0, 0.0]),
+            with(1, [0.0, 1.0]),
+            with(0, [0.0, 0.0]),
+        ];
+        let s = standings(&votes, quick());
+        assert_eq!(s.agreement.pass_at_1.n, 3, "both failing tells nothing");
+        assert!((s.agreement.pass_at_1.value.expect("pass") - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!(s.agreement.es.n, 0);
+        let json = serde_json::to_value(&s).expect("json");
+        assert_eq!(json["agreement"]["pass@1"]["n"], 3, "{json}");
     }
 
     #[test]

@@ -31,7 +31,7 @@ pub struct State {
     /// Models loaded for arena arms that name another (`State::engine_for`).
     pub(super) arm_engines: tokio::sync::Mutex<Vec<(Arc<Settings>, Engine)>>,
     /// Arena battles shown and not yet decided, by document, and the last decided.
-    pub battles: Battles<Url>,
+    pub battles: Arc<Battles<Url>>,
     /// The arena's pair draws, made for the seed the settings name.
     draws: Mutex<Option<(Option<u64>, Arc<PairDraw>)>>,
     /// The parent of every request's cancel token: cancelled when the session ends (the client's
@@ -63,7 +63,7 @@ impl State {
             folders: RwLock::new(Vec::new()),
             engine: tokio::sync::Mutex::new(None),
             arm_engines: tokio::sync::Mutex::new(Vec::new()),
-            battles: Battles::default(),
+            battles: Arc::default(),
             draws: Mutex::new(None),
             requests: Requests::new(session.clone()),
             session,

@@ -61,7 +61,7 @@ pub fn did_save(state: &State, params: DidSaveTextDocumentParams) {
 
 pub fn did_close(state: &State, params: DidCloseTextDocumentParams) {
     if let Some(battle) = state.battles.take_in(&params.text_document.uri) {
-        super::completion::battle::record(state, &battle, None);
+        state.battles.record(&battle, None);
     }
     if let Some((folder, rel)) = state.locate(&params.text_document.uri) {
         folder.documents.close(&rel);

@@ -310,6 +310,12 @@ fn markdown(s: &Standings) -> String {
         "At replayed cases, the choice was the exact match",
         &s.agreement.em,
     ));
+    if s.agreement.pass_at_1.n > 0 {
+        out.push_str(&share(
+            "At executed cases, the choice passed its tests and the other did not",
+            &s.agreement.pass_at_1,
+        ));
+    }
     out.push_str(&share(
         "The choice was the faster suggestion",
         &s.latency.chosen_faster,

@@ -1,7 +1,6 @@
 //! `crossfile.arenaVote` (the user's choice in a battle, written to the votes file) and
 //! `crossfile.arenaReveal` (the last decided battle with its arms named).
 
-use crate::lsp::completion::battle::record;
 use crate::lsp::error::ServeError;
 use crate::lsp::ext::{ArenaRevealResult, ArenaVoteParams, ArenaVoteResult};
 use crate::lsp::state::State;
@@ -18,7 +17,7 @@ pub fn vote(state: &State, args: ArenaVoteParams) -> Result<ArenaVoteResult, Ser
     }
     match state.battles.take(args.battle) {
         Some(battle) => {
-            record(state, &battle, args.pick);
+            state.battles.record(&battle, args.pick);
             Ok(ArenaVoteResult {
                 recorded: true,
                 votes: battle.votes,

@@ -6,8 +6,10 @@
 //!
 //! A battle stays pending in its document until it is voted on; the same text and cursor asked
 //! again is answered with it, and a request anywhere else in the document, closing it or the end
-//! of the session records it as no choice ([`record`]). A failed arm shows no battle: the request
-//! fails and the failure is counted and logged.
+//! of the session records it as no choice ([`Battles::record`](crate::arena::battle::Battles)).
+//! At a replayed case both suggestions are scored against the reference: a text case's metrics
+//! at once, an executed case's (its tests run on both bodies) once the battle is decided. A
+//! failed arm shows no battle: the request fails and the failure is counted and logged.
 
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -20,13 +22,13 @@ use tower_lsp::lsp_types::{Command, Position, Range, Url};
 
 use super::at_cursor::{self, Cursor, CursorRequest};
 use super::{debounce, run_request};
-use crate::arena::Vote;
 use crate::arena::battle::{Battle, Place, Side};
 use crate::config::Arm;
 use crate::live::{Folder, at_most_chars};
 use crate::lsp::error::{ServeError, internal};
 use crate::lsp::ext::{ArenaVote, Command as _};
 use crate::lsp::protocol::{InlineCompletionItem, InlineCompletionList};
+use crate::lsp::replay::harness_run::tests_on_both;
 use crate::lsp::replay::session::Replayable;
 use crate::lsp::state::State;
 
@@ -45,7 +47,7 @@ pub async fn inline(
         return Ok(Some(items(&battle, position)));
     }
     if let Some(superseded) = state.battles.take_in(uri) {
-        record(state, &superseded, None);
+        state.battles.record(&superseded, None);
     }
     let request = state.requests.begin(uri);
     let asked = CursorRequest {
@@ -74,7 +76,7 @@ pub async fn inline(
     };
     let answer = items(&battle, position);
     if let Some(replaced) = state.battles.show(uri.clone(), battle) {
-        record(state, &replaced, None);
+        state.battles.record(&replaced, None);
     }
     Ok(Some(answer))
 }
@@ -96,10 +98,13 @@ async fn fight(
     let arena = &cursor.settings.arena;
     let draws = state.pair_draw(arena.seed);
     let (pair, draw) = draws.draw(arena.arms.len());
-    let mut sides = Vec::with_capacity(2);
+    let (mut sides, mut raws) = (Vec::with_capacity(2), Vec::with_capacity(2));
     for (n, &i) in pair.arms.iter().enumerate() {
         match side(&state, &cursor, &arena.arms[i], &cancel).await {
-            Ok(side) => sides.push(side),
+            Ok((side, raw)) => {
+                sides.push(side);
+                raws.push(raw);
+            }
             Err(e) if e.is_cancelled() => return Err(e),
             Err(e) => {
                 state.battles.failed.fetch_add(1, Ordering::Relaxed);
@@ -134,16 +139,24 @@ async fn fight(
         votes: arena.votes.clone(),
     };
     let id = state.battles.next_id();
-    Ok(Some(Battle::new(id, at, place, [a, b], pair, draw)))
+    let mut battle = Battle::new(id, at, place, [a, b], pair, draw);
+    if let (Some(Replayable::Exec(exec)), Ok(raws)) = (
+        cursor.case.as_ref().map(|c| &c.case),
+        <[String; 2]>::try_from(raws),
+    ) {
+        battle.late_metrics = Some(tests_on_both(exec.clone(), raws));
+    }
+    Ok(Some(battle))
 }
 
-/// One arm's suggestion at `cursor`, timed; scored against the reference at a replayed case.
+/// One arm's suggestion at `cursor`, timed; scored against the reference at a replayed text
+/// case; with the model's raw output.
 async fn side(
     state: &State,
     cursor: &Cursor,
     arm: &Arm,
     cancel: &CancellationToken,
-) -> Result<Side, ServeError> {
+) -> Result<(Side, String), ServeError> {
     let started = Instant::now();
     let engine = tokio::select! {
         engine = state.engine_for(&arm.settings) => engine?,
@@ -163,13 +176,14 @@ async fn side(
         arm.settings.lsp.max_suggestion_chars,
     );
     let settings = format!("{}\n{:?}", arm.spec, arm.settings);
-    Ok(Side {
+    let side = Side {
         arm: arm.spec.clone(),
         settings_hash: blake3::hash(settings.as_bytes()).to_hex()[..16].to_string(),
         text,
         latency_ms,
         metrics,
-    })
+    };
+    Ok((side, done.completion.raw_suggestion))
 }
 
 /// The battle's two items, in the order shown, each voting for its place when accepted.
@@ -191,23 +205,14 @@ fn items(battle: &Battle, position: Position) -> InlineCompletionList {
     InlineCompletionList { items }
 }
 
-/// Writes `battle`'s vote (`pick` 1 or 2, or `None` for no choice) to its votes file and keeps
-/// it as the last decided; a write that fails is logged and the vote returned anyway.
-pub fn record(state: &State, battle: &Battle, pick: Option<u8>) -> Vote {
-    let vote = battle.vote(pick);
-    match crate::arena::vote::append(&battle.votes, &vote) {
-        Ok(()) => state.battles.decided(battle, vote.clone()),
-        Err(e) => tracing::warn!("arena: {e}"),
-    }
-    vote
+/// Records every pending battle as no choice (the session ends), waiting a little for votes
+/// whose tests are still running (they stop, and are written without metrics).
+pub fn record_all_pending(state: &State) {
+    state.battles.record_all_pending(SCORING_GRACE);
 }
 
-/// Records every pending battle as no choice (the session ends).
-pub fn record_all_pending(state: &State) {
-    for battle in state.battles.take_all() {
-        record(state, &battle, None);
-    }
-}
+/// How long the end of a session waits for the votes still being scored to be written.
+const SCORING_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// The document's text and cursor, hashed: a battle is shown again only where it was made.
 fn fingerprint(buffer: Option<&str>, position: Position) -> u64 {

@@ -1,4 +1,5 @@
-//! Running an EvoCodeBench case's tests on a body, for `crossfile.score` and `crossfile.compare`:
+//! Running an EvoCodeBench case's tests on a body, for `crossfile.score`, `crossfile.compare` and
+//! an arena battle's vote ([`tests_on_both`]):
 //! the engine's harness ([`crate::bench::scoring::execution::test_body`]: a fresh copy of the repository,
 //! the body spliced into the original file as the benchmark does, each test in the sandbox),
 //! with a `$/progress` report as each test starts. `$/cancelRequest` for the command or
@@ -12,7 +13,9 @@ use tokio::sync::mpsc;
 use tower_lsp::lsp_types::NumberOrString;
 
 use super::session::ExecTarget;
-use crate::bench::scoring::execution::{ExecContext, test_body};
+use crate::arena::battle::LateMetrics;
+use crate::bench::layout::evocodebench::body_of;
+use crate::bench::scoring::execution::{ExecContext, one_body_metrics, test_body};
 use crate::bench::scoring::recall::sample_recalls;
 use crate::harness::{DEFAULT_MEMORY_BYTES, DEFAULT_PER_TEST, Harness, Outcome, Status};
 use crate::lsp::error::ServeError;
@@ -50,24 +53,10 @@ pub async fn run_tests(
     let (started, mut starts) = mpsc::unbounded_channel::<(usize, String)>();
     let (for_tests, flag) = (exec.clone(), stop.clone());
     let mut task = tokio::task::spawn_blocking(move || {
-        let harness = Harness::new(DEFAULT_PER_TEST, DEFAULT_MEMORY_BYTES)
-            .map_err(|e| ServeError::Request(e.to_string()))?;
-        let e = &for_tests;
-        let context = ExecContext {
-            repos: &e.repos,
-            envs: &e.envs,
-            harness: &harness,
-            jobs: 1,
-            cancel: &flag,
-        };
         let on_test = |number: usize, id: &str| {
             let _ = started.send((number, id.to_string()));
         };
-        let outcome = test_body(&context, &e.case, &body, &on_test);
-        let recall = sample_recalls(&e.case, &e.repos, &[body.as_str()])
-            .and_then(|recalls| recalls.into_iter().next())
-            .and_then(|r| r.all);
-        Ok::<_, ServeError>(Tested { outcome, recall })
+        test_on(&for_tests, &body, &flag, &on_test)
     });
     let joined = loop {
         tokio::select! {
@@ -95,6 +84,53 @@ pub async fn run_tests(
         return Err(ServeError::Cancelled);
     }
     tested
+}
+
+/// `exec`'s tests run on `body` (blocking), `on_test` told as each starts; `stop` set stops them.
+fn test_on(
+    exec: &ExecTarget,
+    body: &str,
+    stop: &AtomicBool,
+    on_test: &(dyn Fn(usize, &str) + Sync),
+) -> Result<Tested, ServeError> {
+    let harness = Harness::new(DEFAULT_PER_TEST, DEFAULT_MEMORY_BYTES)
+        .map_err(|e| ServeError::Request(e.to_string()))?;
+    let context = ExecContext {
+        repos: &exec.repos,
+        envs: &exec.envs,
+        harness: &harness,
+        jobs: 1,
+        cancel: stop,
+    };
+    let outcome = test_body(&context, &exec.case, body, on_test);
+    let recall = sample_recalls(&exec.case, &exec.repos, &[body])
+        .and_then(|recalls| recalls.into_iter().next())
+        .and_then(|r| r.all);
+    Ok(Tested { outcome, recall })
+}
+
+/// An arena battle's metrics at an EvoCodeBench case, for when it is decided: each arm's body
+/// (cut from its raw output, as `bench run` cuts it) tested, Pass@1 and Recall@1 of each.
+pub fn tests_on_both(exec: Arc<ExecTarget>, raws: [String; 2]) -> LateMetrics {
+    LateMetrics(Arc::new(move |stop: &AtomicBool| {
+        let left = " ".repeat(exec.case.indent);
+        let mut metrics = Vec::with_capacity(2);
+        for raw in &raws {
+            let tested = test_on(&exec, &body_of(&left, raw), stop, &|_, _| {});
+            let tested = match tested {
+                Ok(tested) => tested,
+                Err(e) => {
+                    tracing::warn!(case = exec.case.namespace, "arena: tests not run: {e}");
+                    return None;
+                }
+            };
+            if stop.load(Ordering::SeqCst) {
+                return None;
+            }
+            metrics.push(one_body_metrics(&tested.outcome, tested.recall));
+        }
+        metrics.try_into().ok()
+    }))
 }
 
 /// Sets the flag when dropped.

@@ -2,9 +2,11 @@
 //! written for the arm shown where the user picked, a battle superseded or left at the end as no
 //! choice, the order drawn per seed (recorded, balanced, repeatable), a failed arm showing no
 //! battle, two servers writing one votes file at once, a bad arm named, and both suggestions'
-//! metrics recorded (never shown) at a replayed CrossCodeEval case.
+//! metrics recorded (never shown) at a replayed CrossCodeEval case, and at a replayed
+//! EvoCodeBench case both bodies tested before the vote is written.
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -408,5 +410,63 @@ fn a_battle_at_a_replayed_case_records_both_suggestions_metrics_and_shows_none()
     let revealed = client.execute("crossfile.arenaReveal", json!({}));
     assert_eq!(revealed["caseId"], json!(id));
     assert_eq!(revealed["metrics"][0], vote["metrics"][first], "{revealed}");
+    assert_eq!(client.finish(true), Some(0));
+}
+
+#[test]
+fn a_battle_at_an_executed_case_writes_its_vote_once_both_bodies_are_tested() {
+    use crate::bench::evocodebench::{dev_cases, env_cache, environments};
+    environments();
+    let cache = tempfile::tempdir().expect("a cache");
+    let path = cache.path().join("votes.jsonl");
+    let extra = format!(
+        "n_ctx = 1024\n[arena]\nenabled = true\nseed = 5\nvotes = {:?}\narms = [\"none\", \"bm25\"]\n",
+        path.display().to_string()
+    );
+    let mut client = Client::start_without_folders(cache.path(), &extra);
+    let envs = env_cache().join("envs").join("evocodebench");
+    let opened = client.open_case(json!({
+        "cases": dev_cases(), "repos": crate::support::bench_repos(), "format": "evocodebench",
+        "case": 0, "setting": "local_completion", "envs": envs, "maxNewTokens": 32}));
+    let id = opened
+        .pointer("/case/id")
+        .and_then(Value::as_str)
+        .expect("id")
+        .to_string();
+    let answer = client.request(
+        "textDocument/inlineCompletion",
+        json!({"textDocument": {"uri": opened["uri"]}, "position": opened["position"],
+               "context": {"triggerKind": 1}}),
+    );
+    let (battle, _) = battle_of(&answer);
+    let voted = client.execute("crossfile.arenaVote", json!({"battle": battle, "pick": 2}));
+    assert_eq!(voted["recorded"], json!(true), "{voted}");
+    // Decided at once (the reveal names the arms), written once both bodies' tests have run.
+    let revealed = client.execute("crossfile.arenaReveal", json!({}));
+    assert_eq!(revealed["battle"], json!(battle), "{revealed}");
+    let started = Instant::now();
+    while votes(&path).is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(300),
+            "no vote written"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let lines = votes(&path);
+    let vote = &lines[0];
+    assert_eq!(vote["case_id"], json!(id));
+    for side in 0..2 {
+        let pass = vote["metrics"][side]["pass@1"].as_f64();
+        assert!(
+            matches!(pass, Some(p) if p == 0.0 || p == 1.0),
+            "each body tested: {vote}"
+        );
+    }
+    let status = client.execute("crossfile.status", json!({}));
+    assert_eq!(
+        status.pointer("/arena/recorded"),
+        Some(&json!(1)),
+        "{status}"
+    );
     assert_eq!(client.finish(true), Some(0));
 }
