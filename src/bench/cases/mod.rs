@@ -11,6 +11,7 @@
 pub mod cceval;
 pub mod codereval;
 pub mod evocodebench;
+pub mod history;
 mod jsonl;
 mod predictions;
 mod problem;

@@ -1,0 +1,99 @@
+//! Cases mined from a repository's history (`bench mine-history`, `--format history`), in the
+//! shape of Long Code Arena's project-level completion: a file added by a commit is completed line
+//! by line, the repository as it was before that commit (the parent's tree) as the context.
+//!
+//! A record is CrossCodeEval's three texts — `prompt` (the file above the target line and the
+//! line's indentation), `groundtruth` (the rest of the line, without its newline) and
+//! `right_context` (from that newline on) — with `metadata` naming the commit, its parent, the
+//! file, the 0-based line, the line's category and the identifiers that decided it.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// One mined line.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HistoryRecord {
+    /// The added file's text before the cursor: every line above the target and its indentation.
+    pub prompt: String,
+    /// The rest of the target line, without its newline.
+    pub groundtruth: String,
+    /// The file's text after the groundtruth, from the newline that ends the line.
+    pub right_context: String,
+    pub metadata: HistoryMetadata,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HistoryMetadata {
+    pub task_id: String,
+    /// The folder under the repositories directory holding the parent commit's tree.
+    pub repository: String,
+    /// The commit that adds the file (full id).
+    pub commit: String,
+    /// Its parent (full id): the tree that is the context.
+    pub parent: String,
+    /// The added file, relative to the repository, `/`-separated.
+    pub path: String,
+    /// 0-based line of the target.
+    pub line: u32,
+    pub category: Category,
+    /// The identifiers of the line that decided its category (none for `common`,
+    /// `non_informative` and `random` lines decided by their shape).
+    pub identifiers: Vec<String>,
+}
+
+/// A target line's kind, as Long Code Arena's project-level completion sorts lines: by where the
+/// identifiers it uses are defined. A line has one, the first that applies in this order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    /// Uses an identifier defined in another file the same commit adds or changes (Long Code
+    /// Arena's files spell it `commited`, read as this).
+    #[serde(alias = "commited")]
+    Committed,
+    /// Uses an identifier defined elsewhere in the parent commit's tree.
+    Inproject,
+    /// Uses an identifier defined earlier in the same file.
+    Infile,
+    /// Uses only common identifiers: keywords, builtins, the standard library.
+    Common,
+    /// A short or trivial line: an import, a brace, `pass`, logging boilerplate.
+    NonInformative,
+    /// A sample of the remaining lines.
+    Random,
+}
+
+impl Category {
+    pub const ALL: [Category; 6] = [
+        Category::Committed,
+        Category::Inproject,
+        Category::Infile,
+        Category::Common,
+        Category::NonInformative,
+        Category::Random,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Category::Committed => "committed",
+            Category::Inproject => "inproject",
+            Category::Infile => "infile",
+            Category::Common => "common",
+            Category::NonInformative => "non_informative",
+            Category::Random => "random",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Category> {
+        match name {
+            "commited" => Some(Category::Committed),
+            _ => Category::ALL.into_iter().find(|c| c.name() == name),
+        }
+    }
+}
+
+impl fmt::Display for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
