@@ -185,6 +185,9 @@ pub enum BenchCommand {
     /// Mine EvoCodeBench-style cases from a Python workspace's functions and its own tests (the
     /// reference body passes them, the emptied body fails one).
     MineFunctions(super::bench::mine_functions::BenchMineFunctionsArgs),
+    /// Mine Long Code Arena-style line cases from a git repository's history: lines of files a
+    /// commit adds, each with its category, the parent commit's tree as the context.
+    MineHistory(super::bench::mine_history::BenchMineHistoryArgs),
     /// Make one Python environment per repository of an execution-based benchmark (pinned
     /// requirement files; kept in the cache).
     SetupEnv(super::bench::setup_env::BenchSetupEnvArgs),

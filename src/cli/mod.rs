@@ -46,6 +46,7 @@ pub fn run() -> ExitCode {
         Command::Bench(args::BenchCommand::Export(args)) => bench::export::run(args),
         Command::Bench(args::BenchCommand::Mine(args)) => bench::mine::run(args),
         Command::Bench(args::BenchCommand::MineFunctions(args)) => bench::mine_functions::run(args),
+        Command::Bench(args::BenchCommand::MineHistory(args)) => bench::mine_history::run(args),
         Command::Bench(args::BenchCommand::SetupEnv(args)) => bench::setup_env::run(args),
         Command::Bench(args::BenchCommand::Merge(args)) => bench::merge::run(args),
         Command::Bench(args::BenchCommand::Harness(args)) => bench::harness::run(args),

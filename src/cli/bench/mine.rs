@@ -119,10 +119,7 @@ pub fn run(args: &BenchMineArgs) -> anyhow::Result<()> {
 
 /// Writes the records, one JSON line each, to a temporary file beside `out`, then renames it,
 /// so `out` is never half-written.
-fn write_cases(
-    out: &Path,
-    cases: &[crossfile::bench::cases::cceval::CcevalRecord],
-) -> anyhow::Result<()> {
+pub(super) fn write_cases(out: &Path, cases: &[impl serde::Serialize]) -> anyhow::Result<()> {
     let dir = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),

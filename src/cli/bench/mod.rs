@@ -1,6 +1,6 @@
 //! `crossfile bench …`: one module per subcommand — replaying and scoring benchmark cases (`run`,
 //! `score` with its execution-based side in `executed`, `report`, `compare`, `export`, `merge`),
-//! mining cases (`mine`, `mine_functions`), the test harness and environments (`harness`,
+//! mining cases (`mine`, `mine_functions`, `mine_history`), the test harness and environments (`harness`,
 //! `setup_env`), the arena's standings (`arena`), and the performance benchmarks (`perf`,
 //! `model`, `lsp`, `typing`).
 
@@ -13,6 +13,7 @@ pub mod lsp;
 pub mod merge;
 pub mod mine;
 pub mod mine_functions;
+pub mod mine_history;
 pub mod model;
 pub mod perf;
 pub mod report;

@@ -7,7 +7,7 @@ use crate::lang;
 
 /// What an identifier leaf does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Role {
+pub(crate) enum Role {
     /// A reference to something named elsewhere or earlier.
     Use,
     /// The name being declared: a parameter, a variable, a loop or `catch` variable, a
@@ -19,7 +19,7 @@ pub(super) enum Role {
 
 /// One identifier leaf.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Leaf {
+pub(crate) struct Leaf {
     pub start: usize,
     pub end: usize,
     /// 0-based line.
@@ -30,7 +30,7 @@ pub(super) struct Leaf {
 /// The identifier leaves (named leaves whose kind ends in `identifier`, and TypeScript's
 /// destructuring shorthand `{ a } = …`) in document order,
 /// outside comments, string literals, import-like statements and namespace names.
-pub(super) fn identifiers(tree: &Tree) -> Vec<Leaf> {
+pub(crate) fn identifiers(tree: &Tree) -> Vec<Leaf> {
     let mut out = Vec::new();
     // Each node's children see its kind as their parent's; the root's parent is "".
     lang::depth_first(tree, "", |node, field, parent| {

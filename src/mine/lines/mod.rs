@@ -19,7 +19,7 @@
 //! The output is sorted by language, path and line; task ids are `mined_<language>/<k>`, `k`
 //! counting from 0 per language in that order.
 
-mod leaves;
+pub(crate) mod leaves;
 mod modules;
 mod rule;
 

@@ -10,6 +10,7 @@ pub mod evocodebench;
 mod metrics_conformance;
 mod mine;
 mod mine_functions;
+mod mine_history;
 #[cfg(feature = "embedded")]
 pub mod perf_harness;
 mod report;

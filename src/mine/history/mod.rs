@@ -1,0 +1,376 @@
+//! Line cases mined from a repository's history in Long Code Arena's shape (`bench
+//! mine-history`): a source file a commit adds is completed line by line, with the repository as
+//! it was before that commit — the parent's tree, written out once per commit under the
+//! repositories folder — as the context, so the file and everything committed with it are absent
+//! (no leakage).
+//!
+//! The commits are those reachable from HEAD with one parent (merges skipped), newest first
+//! ([`git`]). A file qualifies when its language is one crossfile reads, it has
+//! [`HistoryParams::min_lines`] to [`HistoryParams::max_lines`] lines (Long Code Arena's 200 to
+//! 2,000), it is UTF-8 and within `workspace.max_file_bytes`, and it is not vendored, generated,
+//! minified, hidden or a declaration file ([`skip`]). Of the qualifying files, `files` are drawn
+//! (seeded); of each, `lines_per_file` target lines, taken in turn from each category present
+//! ([`category`]: committed, inproject, infile, common, non_informative, random), seeded.
+//!
+//! Every choice is seeded and every order fixed, so the same repository, options and seed give
+//! the same bytes.
+
+mod category;
+mod common;
+mod git;
+mod skip;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use gix::ObjectId;
+
+use crate::bench::cases::history::{Category, HistoryMetadata, HistoryRecord};
+use crate::lang::{self, Language};
+use crate::seeded::SplitMix64;
+use crate::workspace::normalize_newlines;
+
+pub use category::MIN_INFORMATIVE_CHARS;
+
+/// What to mine.
+#[derive(Clone, Debug)]
+pub struct HistoryParams {
+    /// Completion files drawn.
+    pub files: usize,
+    /// Target lines drawn per file.
+    pub lines_per_file: usize,
+    pub seed: u64,
+    /// Commits older than this (seconds since the Unix epoch) are not read.
+    pub since: Option<i64>,
+    /// At most this many commits are read (merges not counted).
+    pub max_commits: Option<usize>,
+    pub min_lines: usize,
+    pub max_lines: usize,
+    /// The language families (`python`, `java`, `typescript`, `csharp`) to mine; all if empty.
+    pub languages: Vec<String>,
+    /// Larger files are skipped, as the index skips them.
+    pub max_file_bytes: u64,
+}
+
+/// The cases mined and what the walk found.
+#[derive(Clone, Debug, Default)]
+pub struct MinedHistory {
+    pub records: Vec<HistoryRecord>,
+    /// Commits read (one parent each).
+    pub commits: usize,
+    /// Added files that qualified.
+    pub candidates: usize,
+    /// Added source files left out, by reason.
+    pub skipped: BTreeMap<&'static str, usize>,
+    /// Context folders written now (those already there are kept).
+    pub trees_written: usize,
+    /// Files of the written context folders the repository lacks (a partial clone), left out.
+    pub missing_objects: usize,
+    /// Every context folder the cases use.
+    pub folders: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    #[error("{path}: not a git repository crossfile can read: {message}")]
+    Open { path: PathBuf, message: String },
+    #[error("{path}: {message}")]
+    Git { path: PathBuf, message: String },
+    #[error("writing {path}: {error}")]
+    Write {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+}
+
+/// A qualifying added file.
+struct Candidate {
+    /// Index of its commit in the walk.
+    commit: usize,
+    file: git::File,
+    language: Language,
+}
+
+/// Mines `repo` (a git repository), writing each context tree under `repos_dir`.
+pub fn mine_history(
+    repo_path: &Path,
+    repos_dir: &Path,
+    params: &HistoryParams,
+    progress: &dyn Fn(&str),
+) -> Result<MinedHistory, HistoryError> {
+    let repo = git::Repo::open(repo_path)?;
+    let name = repo_name(repo_path);
+    progress("reading the history");
+    let commits = repo.commits(params.since, params.max_commits)?;
+    let mut mined = MinedHistory {
+        commits: commits.len(),
+        ..MinedHistory::default()
+    };
+    let mut candidates = Vec::new();
+    for (at, commit) in commits.iter().enumerate() {
+        for file in &commit.added {
+            let Some(language) = Language::from_path(Path::new(&file.path)) else {
+                continue;
+            };
+            if !params.languages.is_empty()
+                && !params.languages.iter().any(|l| l == language.name())
+            {
+                continue;
+            }
+            match qualifies(&repo, file, params)? {
+                Ok(_) => candidates.push(Candidate {
+                    commit: at,
+                    file: file.clone(),
+                    language,
+                }),
+                Err(reason) => *mined.skipped.entry(reason).or_default() += 1,
+            }
+        }
+    }
+    mined.candidates = candidates.len();
+    let mut rng = SplitMix64(params.seed);
+    for i in (1..candidates.len()).rev() {
+        let j = rng.below(i + 1);
+        candidates.swap(i, j);
+    }
+    candidates.truncate(params.files);
+    candidates.sort_by(|a, b| (a.commit, &a.file.path).cmp(&(b.commit, &b.file.path)));
+
+    let mut outlines = Outlines::default();
+    let mut by_commit: BTreeMap<usize, Vec<&Candidate>> = BTreeMap::new();
+    for candidate in &candidates {
+        by_commit
+            .entry(candidate.commit)
+            .or_default()
+            .push(candidate);
+    }
+    for (n, (&at, files)) in by_commit.iter().enumerate() {
+        let commit = &commits[at];
+        let parent = commit.parent.to_string();
+        let folder = format!("{name}-{}", &parent[..12.min(parent.len())]);
+        progress(&format!(
+            "commit {} of {}: {} ({} file(s))",
+            n + 1,
+            by_commit.len(),
+            &commit.id.to_string()[..12],
+            files.len()
+        ));
+        let tree = repo.files(commit.parent_tree)?;
+        if let Some(missing) = repo.write_tree(&tree, &repos_dir.join(&folder))? {
+            mined.trees_written += 1;
+            mined.missing_objects += missing;
+        }
+        mined.folders.push(folder.clone());
+        let project = outlines.names_of(&repo, tree.iter())?;
+        let others: Vec<&git::File> = commit.added.iter().chain(&commit.changed).collect();
+        for candidate in files {
+            let family = candidate.language.name();
+            let empty = HashSet::new();
+            let project_names = project.get(family).unwrap_or(&empty);
+            let siblings = outlines.names_of(
+                &repo,
+                others
+                    .iter()
+                    .copied()
+                    .filter(|f| f.path != candidate.file.path),
+            )?;
+            let committed: HashSet<String> = siblings
+                .get(family)
+                .map(|names| names.difference(project_names).cloned().collect())
+                .unwrap_or_default();
+            let context = Context {
+                folder: &folder,
+                commit: commit.id,
+                parent: commit.parent,
+                project: project_names,
+                committed: &committed,
+            };
+            let seed = params.seed ^ (mined.records.len() as u64).wrapping_mul(0x9e37_79b9);
+            mined.records.extend(cases_of(
+                &repo,
+                candidate,
+                &context,
+                params.lines_per_file,
+                seed,
+            )?);
+        }
+    }
+    Ok(mined)
+}
+
+/// The repository's folder name (without `.git`), the prefix of its context folders.
+fn repo_name(path: &Path) -> String {
+    let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "repo".to_string());
+    let name = name.strip_suffix(".git").unwrap_or(&name).to_string();
+    if name.is_empty() {
+        "repo".to_string()
+    } else {
+        name
+    }
+}
+
+/// The added file's text when it qualifies, else why not.
+fn qualifies(
+    repo: &git::Repo,
+    file: &git::File,
+    params: &HistoryParams,
+) -> Result<Result<String, &'static str>, HistoryError> {
+    let Some(bytes) = repo.blob_if_present(file.blob) else {
+        return Ok(Err("missing from the repository"));
+    };
+    if bytes.len() as u64 > params.max_file_bytes {
+        return Ok(Err("over workspace.max_file_bytes"));
+    }
+    let Ok(text) = String::from_utf8(bytes) else {
+        return Ok(Err("not UTF-8"));
+    };
+    let text = normalize_newlines(&text).into_owned();
+    let lines = text.lines().count();
+    if lines < params.min_lines {
+        return Ok(Err("fewer lines than --min-lines"));
+    }
+    if lines > params.max_lines {
+        return Ok(Err("more lines than --max-lines"));
+    }
+    if let Some(reason) = skip::reason(&file.path, &text) {
+        return Ok(Err(reason));
+    }
+    Ok(Ok(text))
+}
+
+/// Where a file's cases come from.
+struct Context<'a> {
+    folder: &'a str,
+    commit: ObjectId,
+    parent: ObjectId,
+    project: &'a HashSet<String>,
+    committed: &'a HashSet<String>,
+}
+
+/// `k` target lines of `candidate`, taken in turn from each category present, as records.
+fn cases_of(
+    repo: &git::Repo,
+    candidate: &Candidate,
+    context: &Context<'_>,
+    k: usize,
+    seed: u64,
+) -> Result<Vec<HistoryRecord>, HistoryError> {
+    let text = match qualifies_text(repo, &candidate.file)? {
+        Some(text) => text,
+        None => return Ok(Vec::new()),
+    };
+    let language = candidate.language;
+    let Some(tree) = lang::parse(language, &text) else {
+        return Ok(Vec::new());
+    };
+    let outline = lang::outline(language, &text, &tree);
+    let defined = category::Defined {
+        project: context.project,
+        committed: context.committed,
+    };
+    let targets = category::targets(language, &text, &tree, &outline, &defined);
+    let mut groups: BTreeMap<Category, Vec<category::Target>> = BTreeMap::new();
+    for target in targets {
+        groups.entry(target.category).or_default().push(target);
+    }
+    let mut rng = SplitMix64(seed);
+    for group in groups.values_mut() {
+        for i in (1..group.len()).rev() {
+            let j = rng.below(i + 1);
+            group.swap(i, j);
+        }
+    }
+    let mut taken = Vec::new();
+    while taken.len() < k && groups.values().any(|g| !g.is_empty()) {
+        for group in groups.values_mut() {
+            if taken.len() < k
+                && let Some(target) = group.pop()
+            {
+                taken.push(target);
+            }
+        }
+    }
+    taken.sort_by_key(|t| t.line);
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let commit = context.commit.to_string();
+    Ok(taken
+        .into_iter()
+        .filter_map(|t| {
+            let start = *starts.get(t.line as usize)?;
+            let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+            let line = &text[start..end];
+            let indent = line.len() - line.trim_start().len();
+            Some(HistoryRecord {
+                prompt: text[..start + indent].to_string(),
+                groundtruth: text[start + indent..end].to_string(),
+                right_context: text[end..].to_string(),
+                metadata: HistoryMetadata {
+                    task_id: format!("{}/{}:{}", &commit[..12], candidate.file.path, t.line + 1),
+                    repository: context.folder.to_string(),
+                    commit: commit.clone(),
+                    parent: context.parent.to_string(),
+                    path: candidate.file.path.clone(),
+                    line: t.line,
+                    category: t.category,
+                    identifiers: t.identifiers,
+                },
+            })
+        })
+        .collect())
+}
+
+/// The added file's text, normalized as the index reads it (`None`: not UTF-8).
+fn qualifies_text(repo: &git::Repo, file: &git::File) -> Result<Option<String>, HistoryError> {
+    Ok(repo
+        .blob_if_present(file.blob)
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .map(|t| normalize_newlines(&t).into_owned()))
+}
+
+/// Definition names of blobs, parsed once each (commits share most of their files).
+#[derive(Default)]
+struct Outlines {
+    by_blob: HashMap<ObjectId, (&'static str, Vec<String>)>,
+}
+
+impl Outlines {
+    /// The names `files` define, by language family.
+    fn names_of<'f>(
+        &mut self,
+        repo: &git::Repo,
+        files: impl Iterator<Item = &'f git::File>,
+    ) -> Result<HashMap<&'static str, HashSet<String>>, HistoryError> {
+        let mut out: HashMap<&'static str, HashSet<String>> = HashMap::new();
+        for file in files {
+            let Some(language) = Language::from_path(Path::new(&file.path)) else {
+                continue;
+            };
+            if let std::collections::hash_map::Entry::Vacant(slot) = self.by_blob.entry(file.blob) {
+                let text = repo.blob_if_present(file.blob).map(String::from_utf8);
+                let names = match text {
+                    Some(Ok(text)) => lang::parse(language, &text)
+                        .map(|tree| {
+                            lang::outline(language, &text, &tree)
+                                .symbols
+                                .into_iter()
+                                .map(|s| s.name)
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                    _ => Vec::new(),
+                };
+                slot.insert((language.name(), names));
+            }
+            if let Some((family, names)) = self.by_blob.get(&file.blob) {
+                out.entry(family).or_default().extend(names.iter().cloned());
+            }
+        }
+        Ok(out)
+    }
+}

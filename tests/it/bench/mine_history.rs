@@ -1,0 +1,233 @@
+//! `bench mine-history` on a repository the test makes with git: a file added by a commit gives
+//! line cases with Long Code Arena's categories, the parent's tree written out as the context
+//! (without the added files), the three texts making the file, merges skipped, the same bytes
+//! twice.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::crossfile;
+
+fn git(repo: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args([
+            "-c",
+            "init.defaultBranch=main",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .current_dir(repo)
+        .env("GIT_AUTHOR_DATE", "2024-01-02T03:04:05Z")
+        .env("GIT_COMMITTER_DATE", "2024-01-02T03:04:05Z")
+        .output()
+        .expect("git");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn write(repo: &Path, rel: &str, text: &str) {
+    let path = repo.join(rel);
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+}
+
+const MODELS: &str = "class Store:\n    def __init__(self):\n        self.items = {}\n\n\ndef load_config(path):\n    return {}\n";
+
+const HELPERS: &str = "def fresh_token(n):\n    return 'x' * n\n";
+
+/// Lines of each category, in order: committed (`fresh_token` is new in this commit),
+/// inproject (`Store` is in the parent's tree), infile (`summarize` defined above), common,
+/// non-informative, and a line of locals only.
+const SERVICE: &str = "import os\nfrom pkg.models import Store, load_config\nfrom pkg.helpers import fresh_token\n\n\ndef summarize(values):\n    total = 0\n    for value in values:\n        total += value\n    return total\n\n\ndef run(path):\n    token = fresh_token(8)\n    store = Store()\n    result = summarize([1, 2, 3])\n    print(len(str(result)))\n    print(os.path.join('a', 'b'))\n    pass\n    doubled = result + result\n    return doubled\n";
+
+/// A repository: models first; then one commit adding the service and its helper; then a
+/// branch merged with a merge commit (whose own diff adds a file).
+fn history(repo: &Path) -> (String, String, String) {
+    std::fs::create_dir_all(repo).expect("mkdir");
+    git(repo, &["init", "-q"]);
+    write(repo, "pkg/models.py", MODELS);
+    git(repo, &["add", "."]);
+    git(repo, &["commit", "-qm", "models"]);
+    let parent = git(repo, &["rev-parse", "HEAD"]);
+    write(repo, "pkg/service.py", SERVICE);
+    write(repo, "pkg/helpers.py", HELPERS);
+    git(repo, &["add", "."]);
+    git(repo, &["commit", "-qm", "service"]);
+    let commit = git(repo, &["rev-parse", "HEAD"]);
+    git(repo, &["checkout", "-qb", "side"]);
+    write(repo, "pkg/side.py", &SERVICE.replace("run", "walk"));
+    git(repo, &["add", "."]);
+    git(repo, &["commit", "-qm", "side"]);
+    git(repo, &["checkout", "-q", "main"]);
+    write(repo, "pkg/other.py", HELPERS);
+    git(repo, &["add", "."]);
+    git(repo, &["commit", "-qm", "other"]);
+    git(repo, &["merge", "-q", "--no-ff", "-m", "merge", "side"]);
+    let merge = git(repo, &["rev-parse", "HEAD"]);
+    (parent, commit, merge)
+}
+
+fn mine(repo: &Path, dir: &Path, out: &str) -> Value {
+    let out = dir.join(out);
+    let output = crossfile(
+        &[
+            "bench",
+            "mine-history",
+            &repo.to_string_lossy(),
+            "--out",
+            &out.to_string_lossy(),
+            "--repos-dir",
+            &dir.join("repos").to_string_lossy(),
+            "--min-lines",
+            "5",
+            "--lines-per-file",
+            "20",
+            "--json",
+        ],
+        dir,
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("json")
+}
+
+fn records(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .expect("cases")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a record"))
+        .collect()
+}
+
+#[test]
+fn lines_of_an_added_file_get_their_categories_and_the_parent_tree_as_context() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repo = dir.path().join("shop");
+    let (parent, commit, merge) = history(&repo);
+    let summary = mine(&repo, dir.path(), "cases.jsonl");
+    // service, side and other: the first commit has no parent and the merge two.
+    assert_eq!(summary["commits"], 3, "{summary}");
+    let cases = records(&dir.path().join("cases.jsonl"));
+    let of_service: Vec<&Value> = cases
+        .iter()
+        .filter(|c| c["metadata"]["path"] == "pkg/service.py")
+        .collect();
+    assert!(!of_service.is_empty(), "{summary}");
+    // side.py comes from the side branch's own commit, never from the merge's diff.
+    assert!(cases.iter().any(|c| c["metadata"]["path"] == "pkg/side.py"));
+    assert!(
+        cases
+            .iter()
+            .all(|c| c["metadata"]["commit"] != merge.as_str())
+    );
+    let category_of = |text: &str| -> (String, Vec<String>) {
+        let case = of_service
+            .iter()
+            .find(|c| c["groundtruth"].as_str() == Some(text))
+            .unwrap_or_else(|| panic!("no case for {text:?}: {of_service:?}"));
+        let ids = case["metadata"]["identifiers"]
+            .as_array()
+            .expect("ids")
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect();
+        (
+            case["metadata"]["category"]
+                .as_str()
+                .expect("category")
+                .to_string(),
+            ids,
+        )
+    };
+    assert_eq!(
+        category_of("token = fresh_token(8)"),
+        ("committed".into(), vec!["fresh_token".into()])
+    );
+    assert_eq!(
+        category_of("store = Store()"),
+        ("inproject".into(), vec!["Store".into()])
+    );
+    assert_eq!(
+        category_of("result = summarize([1, 2, 3])"),
+        ("infile".into(), vec!["summarize".into()])
+    );
+    assert_eq!(
+        category_of("print(len(str(result)))").0,
+        "random",
+        "result is a local"
+    );
+    assert_eq!(
+        category_of("print(os.path.join('a', 'b'))"),
+        (
+            "common".into(),
+            vec!["print".into(), "os".into(), "path".into(), "join".into()]
+        )
+    );
+    assert_eq!(category_of("pass").0, "non_informative");
+    assert_eq!(category_of("import os").0, "non_informative");
+    assert_eq!(category_of("return total").0, "random");
+    let service = of_service[0];
+    let m = &service["metadata"];
+    assert_eq!(m["commit"], commit.as_str());
+    assert_eq!(m["parent"], parent.as_str());
+    let folder = m["repository"].as_str().expect("repository");
+    assert_eq!(folder, format!("shop-{}", &parent[..12]));
+    let context = dir.path().join("repos").join(folder);
+    assert_eq!(
+        std::fs::read_to_string(context.join("pkg/models.py")).expect("models"),
+        MODELS
+    );
+    assert!(!context.join("pkg/service.py").exists(), "no leakage");
+    assert!(!context.join("pkg/helpers.py").exists(), "no leakage");
+    for case in &of_service {
+        let text = format!(
+            "{}{}{}",
+            case["prompt"].as_str().expect("prompt"),
+            case["groundtruth"].as_str().expect("groundtruth"),
+            case["right_context"].as_str().expect("right")
+        );
+        assert_eq!(text, SERVICE);
+        let line = case["metadata"]["line"].as_u64().expect("line") as usize;
+        let prompt = case["prompt"].as_str().expect("prompt");
+        assert_eq!(prompt.matches('\n').count(), line);
+    }
+    let again = mine(&repo, dir.path(), "again.jsonl");
+    assert_eq!(again["trees_written"], 0, "folders kept: {again}");
+    assert_eq!(
+        std::fs::read(dir.path().join("cases.jsonl")).expect("first"),
+        std::fs::read(dir.path().join("again.jsonl")).expect("second"),
+        "the same bytes"
+    );
+}
+
+#[test]
+fn a_folder_that_is_not_a_repository_is_a_clear_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let output = crossfile(
+        &[
+            "bench",
+            "mine-history",
+            &dir.path().to_string_lossy(),
+            "--out",
+            &dir.path().join("c.jsonl").to_string_lossy(),
+            "--repos-dir",
+            &dir.path().join("r").to_string_lossy(),
+        ],
+        dir.path(),
+    );
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("not a git repository"), "{stderr}");
+    assert!(!dir.path().join("c.jsonl").exists());
+}
