@@ -4,6 +4,9 @@
 //! repositories folder — as the context, so the file and everything committed with it are absent
 //! (no leakage).
 //!
+//! A context folder holds the parent tree's source files of the languages crossfile indexes and
+//! its ignore files (nothing else of a tree is read by retrieval).
+//!
 //! The commits are those reachable from HEAD with one parent (merges skipped), newest first
 //! ([`git`]). A file qualifies when its language is one crossfile reads, it has
 //! [`HistoryParams::min_lines`] to [`HistoryParams::max_lines`] lines (Long Code Arena's 200 to
@@ -156,7 +159,12 @@ pub fn mine_history(
             files.len()
         ));
         let tree = repo.files(commit.parent_tree)?;
-        if let Some(missing) = repo.write_tree(&tree, &repos_dir.join(&folder))? {
+        let indexed: Vec<git::File> = tree
+            .iter()
+            .filter(|f| is_indexed(&f.path))
+            .cloned()
+            .collect();
+        if let Some(missing) = repo.write_tree(&indexed, &repos_dir.join(&folder))? {
             mined.trees_written += 1;
             mined.missing_objects += missing;
         }
@@ -196,6 +204,15 @@ pub fn mine_history(
         }
     }
     Ok(mined)
+}
+
+/// Whether a file of a context tree is written out: a source file of a language crossfile
+/// indexes, or an ignore file that decides which of them the index reads. Nothing else of the
+/// tree is read by retrieval, and a repository's other files (images, data, vendored archives)
+/// are most of its size.
+fn is_indexed(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    Language::from_path(Path::new(path)).is_some() || matches!(name, ".gitignore" | ".ignore")
 }
 
 /// The repository's folder name (without `.git`), the prefix of its context folders.
