@@ -60,6 +60,7 @@ pub fn record(case_id: &str, retriever: &str, score: f64) -> RunRecord {
         error: None,
         samples: Vec::new(),
         settings: None,
+        category: None,
     }
 }
 

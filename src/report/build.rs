@@ -1,13 +1,15 @@
-//! The report of one run: per-group summaries and pairwise retriever comparisons, as one
-//! serializable value that the Markdown, JSON and HTML outputs all render.
+//! The report of one run: per-group summaries, pairwise retriever comparisons and, for cases
+//! mined from history, EM and ES by line category, as one serializable value that the Markdown,
+//! JSON and HTML outputs all render.
 
 use serde::Serialize;
 
 use super::bootstrap::Bootstrap;
+use super::category::{ByCategory, CategoryCell, by_category, category_comparisons};
 use super::compare::{Comparison, pairwise};
 use super::summary::{GroupSummary, languages, retrievers, summarize};
 use crate::bench::runfile::reader::Run;
-use crate::bench::scoring::scale::scale_note;
+use crate::bench::scoring::scale::{scale_note, sort_categories};
 
 /// What `bench report` prints: `--json` serializes this value.
 #[derive(Clone, Debug, Serialize)]
@@ -24,6 +26,13 @@ pub struct Report {
     pub summaries: Vec<GroupSummary>,
     /// Every two retrievers over their shared scored cases, B − A.
     pub comparisons: Vec<Comparison>,
+    /// Cases mined from history: EM and ES per line category and retriever,
+    /// `{category: {retriever: {n, errors, em, es, em_ci, es_ci}}}`; empty when no record has a
+    /// category.
+    pub by_category: ByCategory,
+    /// Every two retrievers compared within each line category (`em` and `es`, B − A), each
+    /// with its `category`.
+    pub category_comparisons: Vec<Comparison>,
 }
 
 /// Summarizes and compares the retrievers of a run.
@@ -42,10 +51,31 @@ pub fn build_report(run: &Run, bootstrap: &Bootstrap) -> Report {
         scales: formats.iter().map(|f| scale_note(f)).collect(),
         summaries: summarize(&run.records, bootstrap),
         comparisons: pairwise(&run.records, bootstrap),
+        by_category: by_category(&run.records, bootstrap),
+        category_comparisons: category_comparisons(&run.records, bootstrap),
     }
 }
 
 impl Report {
+    /// Every (category, retriever) cell of [`Report::by_category`], categories in Long Code
+    /// Arena's order and retrievers in the run's.
+    pub fn category_cells(&self) -> Vec<(&str, &str, &CategoryCell)> {
+        let mut names: Vec<String> = self.by_category.keys().cloned().collect();
+        sort_categories(&mut names);
+        let mut out = Vec::new();
+        for name in names {
+            let Some((category, cells)) = self.by_category.get_key_value(&name) else {
+                continue;
+            };
+            for retriever in &self.retrievers {
+                if let Some((retriever, cell)) = cells.get_key_value(retriever) {
+                    out.push((category.as_str(), retriever.as_str(), cell));
+                }
+            }
+        }
+        out
+    }
+
     /// Whether `retriever` sees the reference in any of its records.
     pub fn is_upper_bound(&self, retriever: &str) -> bool {
         self.summaries

@@ -31,6 +31,9 @@ pub struct Comparison {
     pub b: String,
     pub a_upper_bound: bool,
     pub b_upper_bound: bool,
+    /// The line category the cases are of, for a comparison within one ([`super::category`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
     /// Cases both sides scored: the differences are over these.
     pub pairs: usize,
     /// Shared cases left out because A's or B's record is an error.
@@ -130,6 +133,7 @@ pub fn compare_pairs(
         b: first.map(|p| p.b.retriever.clone()).unwrap_or_default(),
         a_upper_bound: pairs.iter().any(|p| p.a.upper_bound),
         b_upper_bound: pairs.iter().any(|p| p.b.upper_bound),
+        category: None,
         pairs: scored.len(),
         excluded: pairs.len() - scored.len(),
         metrics,
@@ -144,27 +148,37 @@ pub fn pairwise(records: &[RunRecord], bootstrap: &Bootstrap) -> Vec<Comparison>
     let mut jobs: Vec<(String, String, Vec<Pair<'_>>)> = Vec::new();
     let all: Vec<&RunRecord> = records.iter().collect();
     for (format, language, group) in language_groups(&all, |r| r) {
-        for (i, a) in names.iter().enumerate() {
-            for b in &names[i + 1..] {
-                let by_case: HashMap<&str, &RunRecord> = group
-                    .iter()
-                    .filter(|r| &r.retriever == a)
-                    .map(|r| (r.case_id.as_str(), *r))
-                    .collect();
-                let pairs: Vec<Pair<'_>> = group
-                    .iter()
-                    .filter(|r| &r.retriever == b)
-                    .filter_map(|r| by_case.get(r.case_id.as_str()).map(|a| Pair { a, b: r }))
-                    .collect();
-                if !pairs.is_empty() {
-                    jobs.push((format.clone(), language.clone(), pairs));
-                }
-            }
+        for pairs in retriever_pairs(&group, &names) {
+            jobs.push((format.clone(), language.clone(), pairs));
         }
     }
     jobs.par_iter()
         .map(|(format, language, pairs)| compare_pairs(format, language, pairs, bootstrap))
         .collect()
+}
+
+/// Every two retrievers of `names` (A the earlier) with the cases of `group` both have, paired;
+/// retrievers that share no case are left out.
+pub fn retriever_pairs<'a>(group: &[&'a RunRecord], names: &[String]) -> Vec<Vec<Pair<'a>>> {
+    let mut out = Vec::new();
+    for (i, a) in names.iter().enumerate() {
+        let by_case: HashMap<&str, &RunRecord> = group
+            .iter()
+            .filter(|r| &r.retriever == a)
+            .map(|r| (r.case_id.as_str(), *r))
+            .collect();
+        for b in &names[i + 1..] {
+            let pairs: Vec<Pair<'a>> = group
+                .iter()
+                .filter(|r| &r.retriever == b)
+                .filter_map(|r| by_case.get(r.case_id.as_str()).map(|a| Pair { a, b: r }))
+                .collect();
+            if !pairs.is_empty() {
+                out.push(pairs);
+            }
+        }
+    }
+    out
 }
 
 /// The items of each (format, language), sorted, then of each format with several languages as

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::bootstrap::Bootstrap;
+use super::bootstrap::{Bootstrap, Interval};
 use super::build::Report;
 use super::compare::{ALL_LANGUAGES, CaseChange, Comparison, MetricDiff, Pairing, RunComparison};
 use super::summary::{GroupSummary, is_control};
@@ -13,7 +13,8 @@ pub const UPPER_BOUND: &str = "(upper bound)";
 /// How a control (no context, random context) is marked.
 pub const CONTROL: &str = "(control)";
 
-/// The report as Markdown: a table per (format, language), then the pairwise differences.
+/// The report as Markdown: a table per (format, language), then the pairwise differences, then
+/// (cases mined from history) EM and ES by line category.
 pub fn report_markdown(report: &Report) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# Run report: {}\n", cell(&report.run));
@@ -100,7 +101,76 @@ pub fn report_markdown(report: &Report) -> String {
             }
         }
     }
+    categories_section(&mut out, report);
     out
+}
+
+/// EM and ES by line category (cases mined from history), per retriever, then every two
+/// retrievers within each category; nothing when no record has a category.
+fn categories_section(out: &mut String, report: &Report) {
+    if report.by_category.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n## By line category\n\n\
+         Cases mined from history, by the category of their line (Long Code Arena's, in its \
+         order of precedence): `n` counts scored cases, means in the cases' scale with 95% \
+         intervals.\n"
+    );
+    let _ = writeln!(
+        out,
+        "| category | retriever | n | errors | em | em 95% CI | es | es 95% CI |"
+    );
+    let _ = writeln!(out, "|---|---|---:|---:|---:|---|---:|---|");
+    // Only history records carry a category.
+    let decimals = display_decimals("history");
+    let value = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.decimals$}"));
+    let interval = |ci: Option<Interval>| {
+        ci.map_or("–".to_string(), |ci| {
+            format!("[{:.decimals$}, {:.decimals$}]", ci.low, ci.high)
+        })
+    };
+    for (category, retriever, c) in report.category_cells() {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            cell(category),
+            retriever_cell(retriever, report.is_upper_bound(retriever)),
+            c.n,
+            c.errors,
+            value(c.em),
+            interval(c.em_ci),
+            value(c.es),
+            interval(c.es_ci)
+        );
+    }
+    if report.category_comparisons.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n### Pairwise differences by category (B − A, over the cases both scored)\n"
+    );
+    let _ = writeln!(
+        out,
+        "| category | A | B | cases | excluded | metric | A mean | B mean | B − A | 95% CI | wins / ties / losses |"
+    );
+    let _ = writeln!(out, "|---|---|---|---:|---:|---|---:|---:|---:|---|---:|");
+    for c in &report.category_comparisons {
+        for m in &c.metrics {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} |",
+                cell(c.category.as_deref().unwrap_or("")),
+                retriever_cell(&c.a, c.a_upper_bound),
+                retriever_cell(&c.b, c.b_upper_bound),
+                c.pairs,
+                c.excluded,
+                diff_cells(m, display_decimals(&c.format)),
+            );
+        }
+    }
 }
 
 fn summary_table(out: &mut String, rows: &[&GroupSummary]) {
@@ -372,6 +442,66 @@ mod tests {
         }
         assert!(!text.contains(&format!("bm25 {CONTROL}")), "{text}");
         assert!(text.contains("is a baseline"), "{text}");
+    }
+
+    #[test]
+    fn line_categories_get_their_section_only_when_records_have_them() {
+        use crate::bench::testdata::record;
+        let of = |category: &str, case: &str, retriever: &str, score: f64| {
+            let mut r = record(case, retriever, score);
+            r.format = "history".into();
+            r.category = Some(category.into());
+            r
+        };
+        let run = |records| crate::bench::runfile::reader::Run {
+            path: "run.jsonl".into(),
+            records,
+            warnings: Vec::new(),
+        };
+        let with = run(vec![
+            of("random", "a", "none", 0.0),
+            of("inproject", "b", "none", 0.0),
+            of("random", "a", "bm25", 1.0),
+            of("inproject", "b", "bm25", 1.0),
+        ]);
+        let text = report_markdown(&crate::report::build::build_report(
+            &with,
+            &Bootstrap::default(),
+        ));
+        let section = text
+            .split("## By line category")
+            .nth(1)
+            .expect("the section");
+        let first_two = |l: &str| l.split(" | ").take(2).collect::<Vec<_>>().join(" | ");
+        let cells: Vec<String> = section
+            .lines()
+            .skip_while(|l| !l.starts_with("| category | retriever | n |"))
+            .skip(2)
+            .take_while(|l| l.starts_with('|'))
+            .map(first_two)
+            .collect();
+        assert_eq!(
+            cells,
+            [
+                "| inproject | none (control)",
+                "| inproject | bm25",
+                "| random | none (control)",
+                "| random | bm25",
+            ],
+            "categories in Long Code Arena's order: {section}"
+        );
+        assert!(
+            section.contains(
+                "| inproject | none (control) | bm25 | 1 | 0 | em | 0.00 | 100.00 | +100.00 |"
+            ),
+            "{section}"
+        );
+        let without = run(vec![record("a", "none", 0.0), record("a", "bm25", 1.0)]);
+        let text = report_markdown(&crate::report::build::build_report(
+            &without,
+            &Bootstrap::default(),
+        ));
+        assert!(!text.contains("By line category"), "{text}");
     }
 
     #[test]

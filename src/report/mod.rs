@@ -1,10 +1,11 @@
 //! What is made of run files (read by [`crate::bench::runfile`]): per-group summaries with
-//! bootstrap intervals, paired comparisons of retrievers and of runs, the report in Markdown,
+//! bootstrap intervals, paired comparisons of retrievers and of runs, EM and ES by line category, the report in Markdown,
 //! JSON and HTML (with its charts and per-case drill-down), and prediction exports in each
 //! benchmark's own format.
 
 pub mod bootstrap;
 pub mod build;
+pub mod category;
 pub mod compare;
 pub mod export;
 pub(crate) mod html;

@@ -6,10 +6,20 @@
 //! line's indentation), `groundtruth` (the rest of the line, without its newline) and
 //! `right_context` (from that newline on) — with `metadata` naming the commit, its parent, the
 //! file, the 0-based line, the line's category and the identifiers that decided it.
+//!
+//! A record is checked as a CrossCodeEval one is ([`LineRecord`]), plus its own fields: the
+//! prompt's newlines must equal `metadata.line`, `commit` and `parent` must be full ids (40
+//! lowercase hex digits), and the category one of [`Category`]'s. The case is scored as a
+//! CrossCodeEval line; its file is the one the commit adds, so it need not exist in the
+//! repository folder (the parent's tree).
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
+
+use super::cceval::LineRecord;
+use super::problem::{RecordError, bad};
+use super::{Case, CaseFormat};
 
 /// One mined line.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -96,4 +106,52 @@ impl fmt::Display for Category {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// The case of a record, every field checked.
+pub(super) fn to_case(r: HistoryRecord) -> Result<Case, RecordError> {
+    let m = r.metadata;
+    let record = LineRecord {
+        format: CaseFormat::History,
+        task_id: m.task_id,
+        repository: m.repository,
+        path_field: "metadata.path",
+        path: m.path,
+        prompt: r.prompt,
+        groundtruth: r.groundtruth,
+        right_context: r.right_context,
+    };
+    let case = record.into_case(|prompt_lines| {
+        if prompt_lines != m.line {
+            return Err(bad(
+                "metadata.line",
+                format!(
+                    "is {} but the prompt ends on line {prompt_lines} (its newlines)",
+                    m.line
+                ),
+            ));
+        }
+        Ok(prompt_lines)
+    })?;
+    for (field, id) in [
+        ("metadata.commit", &m.commit),
+        ("metadata.parent", &m.parent),
+    ] {
+        if !is_full_id(id) {
+            return Err(bad(
+                field,
+                format!("{id:?} is not a full commit id (40 lowercase hex digits)"),
+            ));
+        }
+    }
+    Ok(Case {
+        category: Some(m.category),
+        identifiers: m.identifiers,
+        ..case
+    })
+}
+
+/// A full git object id: 40 lowercase hex digits.
+fn is_full_id(id: &str) -> bool {
+    id.len() == 40 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }

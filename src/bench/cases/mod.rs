@@ -1,12 +1,12 @@
 //! Benchmark cases: each benchmark's records loaded and validated, one module per benchmark —
-//! CrossCodeEval and RepoEval lines and functions into [`Case`]s ([`cceval`], [`repoeval`]),
-//! EvoCodeBench function bodies ([`evocodebench`]), CoderEval's inputs and recorded results
+//! CrossCodeEval and RepoEval lines and functions and lines mined from history into [`Case`]s
+//! ([`cceval`], [`repoeval`], [`history`]), EvoCodeBench function bodies ([`evocodebench`]), CoderEval's inputs and recorded results
 //! ([`codereval`]) — and predictions made elsewhere ([`predictions`]). A bad record becomes a
 //! [`CaseProblem`] naming the file, the line and the field ([`problem`]), and the other records
 //! still load.
 //!
-//! Case ids (DESIGN.md section 6): CrossCodeEval's `metadata.task_id`; RepoEval's task ids
-//! repeat, so its id is `<fpath_tuple joined with />:<lineno>`.
+//! Case ids (DESIGN.md section 6): CrossCodeEval's and history's `metadata.task_id`; RepoEval's
+//! task ids repeat, so its id is `<fpath_tuple joined with />:<lineno>`.
 
 pub mod cceval;
 pub mod codereval;
@@ -29,6 +29,7 @@ use crate::bench::BenchError;
 use crate::lang::Language;
 use crate::retrieve::Hit;
 use cceval::CcevalRecord;
+use history::{Category, HistoryRecord};
 use problem::{RecordError, parse_record};
 use repoeval::RepoevalRecord;
 
@@ -39,15 +40,33 @@ pub enum CaseFormat {
     Cceval,
     /// RepoEval (RepoCoder) jsonl: line, API or function level.
     Repoeval,
+    /// Lines of files added by commits, in Long Code Arena's shape (what `bench mine-history`
+    /// writes): CrossCodeEval's three texts, a commit, its parent and the line's category. The
+    /// file is absent from the workspace (the parent's tree). Scored as a CrossCodeEval line.
+    History,
 }
 
 impl CaseFormat {
-    pub const ALL: [CaseFormat; 2] = [CaseFormat::Cceval, CaseFormat::Repoeval];
+    pub const ALL: [CaseFormat; 3] = [
+        CaseFormat::Cceval,
+        CaseFormat::Repoeval,
+        CaseFormat::History,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             CaseFormat::Cceval => "cceval",
             CaseFormat::Repoeval => "repoeval",
+            CaseFormat::History => "history",
+        }
+    }
+
+    /// Whether a case's file must be in its repository. A history case's file is the one its
+    /// commit adds, so the parent's tree it is replayed in does not have it.
+    pub fn file_in_repository(self) -> bool {
+        match self {
+            CaseFormat::Cceval | CaseFormat::Repoeval => true,
+            CaseFormat::History => false,
         }
     }
 
@@ -57,12 +76,16 @@ impl CaseFormat {
 
     /// [`CaseFormat::from_name`], or an error naming the formats there are.
     pub fn parse(name: &str) -> Result<CaseFormat, String> {
-        CaseFormat::from_name(name)
-            .ok_or_else(|| format!("unknown format {name:?}: cceval or repoeval"))
+        CaseFormat::from_name(name).ok_or_else(|| {
+            let names: Vec<&str> = CaseFormat::ALL.iter().map(|f| f.name()).collect();
+            format!("unknown format {name:?}: {}", names.join(", "))
+        })
     }
 
-    /// The format of a cases file, told by its first record: CrossCodeEval records carry
-    /// `groundtruth`, RepoEval's `metadata.fpath_tuple`. `None` when neither (or no record).
+    /// The format of a cases file, told by its first record: history records carry
+    /// `metadata.commit` and `metadata.category` (and `groundtruth`, so they are told first),
+    /// CrossCodeEval records `groundtruth`, RepoEval's `metadata.fpath_tuple`. `None` when
+    /// neither (or no record).
     pub fn detect(path: &Path) -> Result<Option<CaseFormat>, BenchError> {
         use std::io::BufRead;
         let file = std::fs::File::open(path).map_err(|error| BenchError::Read {
@@ -78,7 +101,12 @@ impl CaseFormat {
                 continue;
             }
             let record: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
-            return Ok(if record.get("groundtruth").is_some() {
+            let history = ["/metadata/commit", "/metadata/category"]
+                .iter()
+                .all(|p| record.pointer(p).is_some());
+            return Ok(if history {
+                Some(CaseFormat::History)
+            } else if record.get("groundtruth").is_some() {
                 Some(CaseFormat::Cceval)
             } else if record.pointer("/metadata/fpath_tuple").is_some() {
                 Some(CaseFormat::Repoeval)
@@ -105,7 +133,7 @@ pub enum Target {
 }
 
 /// One benchmark case, as its file gives it. The text around the cursor comes with the record
-/// (CrossCodeEval) or from the repository ([`crate::bench::layout::case_view`], RepoEval).
+/// (CrossCodeEval, history) or from the repository ([`crate::bench::layout::case_view`], RepoEval).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Case {
     pub id: String,
@@ -122,13 +150,19 @@ pub struct Case {
     pub line: u32,
     /// The reference completion.
     pub reference: String,
-    /// The left context the benchmark scores with (CrossCodeEval's `prompt`: its Python
-    /// statement cut parses it); RepoEval's `prompt`.
+    /// The left context the benchmark scores with (CrossCodeEval's and history's `prompt`: its
+    /// Python statement cut parses it); RepoEval's `prompt`.
     pub prompt: String,
-    /// CrossCodeEval's `right_context` (the text after the reference); `None` for RepoEval.
+    /// CrossCodeEval's and history's `right_context` (the text after the reference); `None` for
+    /// RepoEval.
     pub right_context: Option<String>,
     /// Cross-file context the case ships with (CrossCodeEval `crossfile_context.list`).
     pub provided: Option<Vec<Hit>>,
+    /// A history case's line category (Long Code Arena's); `None` for the other formats.
+    pub category: Option<Category>,
+    /// The identifiers of a history case's line that decided its category (often none);
+    /// empty for the other formats.
+    pub identifiers: Vec<String>,
     /// 1-based line of the record in its file.
     pub record_line: usize,
 }
@@ -187,6 +221,9 @@ pub fn load_cases(
                     }
                     CaseFormat::Repoeval => {
                         parse_record::<RepoevalRecord>(&text).and_then(repoeval::to_case)
+                    }
+                    CaseFormat::History => {
+                        parse_record::<HistoryRecord>(&text).and_then(history::to_case)
                     }
                 }
             })

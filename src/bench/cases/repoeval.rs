@@ -69,6 +69,8 @@ pub(super) fn to_case(r: RepoevalRecord) -> Result<Case, RecordError> {
         prompt: r.prompt,
         right_context: None,
         provided: None,
+        category: None,
+        identifiers: Vec::new(),
         record_line: 0,
     })
 }

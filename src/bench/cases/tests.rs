@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use crate::bench::cases::history::Category;
 use crate::bench::{CaseFormat, Target, load_cases};
 use crate::lang::Language;
 
@@ -196,4 +197,132 @@ fn a_case_over_the_file_bound_is_skipped_and_named_and_the_rest_load() {
     // Under a larger bound both load.
     let loaded = load_cases(&path, CaseFormat::Cceval, 1 << 20).expect("load");
     assert_eq!(loaded.cases.len(), 2, "{:?}", loaded.problems);
+}
+
+const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
+const PARENT: &str = "89abcdef0123456789abcdef0123456789abcdef";
+
+/// A history record whose fields can be spoiled one at a time.
+fn history_record(task: &str, spoil: impl FnOnce(&mut serde_json::Value)) -> String {
+    let mut record = serde_json::json!({
+        "prompt": "import util\n\ndef f():\n    ", "groundtruth": "return util.helper(1)",
+        "right_context": "\n\nf()\n",
+        "metadata": {"task_id": task, "repository": "repo-0123456", "commit": COMMIT,
+                     "parent": PARENT, "path": "pkg/added.py", "line": 3,
+                     "category": "inproject", "identifiers": ["helper"]},
+    });
+    spoil(&mut record);
+    record.to_string()
+}
+
+#[test]
+fn good_history_records_load_as_cceval_lines_with_their_category() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let commited = history_record("h/2", |r| r["metadata"]["category"] = "commited".into());
+    let path = write(dir.path(), &[history_record("h/1", |_| {}), commited]);
+    assert_eq!(
+        CaseFormat::detect(&path).expect("read"),
+        Some(CaseFormat::History)
+    );
+    let loaded = load_cases(&path, CaseFormat::History, 1 << 20).expect("load");
+    assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
+    let case = &loaded.cases[0];
+    assert_eq!(
+        (case.id.as_str(), case.format, case.target, case.language),
+        ("h/1", CaseFormat::History, Target::Line, Language::Python)
+    );
+    assert_eq!(
+        (case.repository.as_str(), case.path.as_str(), case.line),
+        ("repo-0123456", "pkg/added.py", 3)
+    );
+    assert_eq!(case.reference, "return util.helper(1)");
+    assert_eq!(case.right_context.as_deref(), Some("\n\nf()\n"));
+    assert_eq!(case.category, Some(Category::Inproject));
+    assert_eq!(case.identifiers, ["helper"]);
+    assert_eq!(case.provided, None);
+    assert_eq!(
+        loaded.cases[1].category,
+        Some(Category::Committed),
+        "Long Code Arena's spelling"
+    );
+    // Other formats have no category.
+    let cceval = write(dir.path(), &[cceval_line("t/1", "a.py", "x = ", "1", "\n")]);
+    assert_eq!(
+        CaseFormat::detect(&cceval).expect("read"),
+        Some(CaseFormat::Cceval)
+    );
+    let loaded = load_cases(&cceval, CaseFormat::Cceval, 1 << 20).expect("load");
+    assert_eq!(loaded.cases[0].category, None);
+}
+
+#[test]
+fn each_bad_history_field_is_named() {
+    type Spoil = fn(&mut serde_json::Value);
+    let spoils: [(&str, Spoil); 13] = [
+        ("metadata.task_id", |r| r["metadata"]["task_id"] = "".into()),
+        ("metadata.repository", |r| {
+            r["metadata"]["repository"] = "a/b".into()
+        }),
+        ("metadata.path", |r| {
+            r["metadata"]["path"] = "../outside.py".into()
+        }),
+        ("metadata.path", |r| {
+            r["metadata"]["path"] = "/abs.py".into()
+        }),
+        ("metadata.path", |r| {
+            r["metadata"]["path"] = "notes.md".into()
+        }),
+        ("groundtruth", |r| r["groundtruth"] = "a\nb".into()),
+        ("right_context", |r| r["right_context"] = "more\n".into()),
+        ("metadata.line", |r| r["metadata"]["line"] = 2.into()),
+        ("metadata.commit", |r| {
+            r["metadata"]["commit"] = COMMIT.to_uppercase().into()
+        }),
+        ("metadata.parent", |r| {
+            r["metadata"]["parent"] = "89abcdef".into()
+        }),
+        ("metadata.category", |r| {
+            r["metadata"]["category"] = "sometimes".into()
+        }),
+        ("metadata.identifiers", |r| {
+            r["metadata"]
+                .as_object_mut()
+                .expect("object")
+                .remove("identifiers");
+        }),
+        ("metadata.line", |r| r["metadata"]["line"] = (-1).into()),
+    ];
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut lines = vec![history_record("h/ok", |_| {})];
+    lines.extend(
+        spoils
+            .iter()
+            .enumerate()
+            .map(|(i, (_, spoil))| history_record(&format!("h/{i}"), spoil)),
+    );
+    let path = write(dir.path(), &lines);
+    let loaded = load_cases(&path, CaseFormat::History, 1 << 20).expect("load");
+    let ids: Vec<&str> = loaded.cases.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["h/ok"]);
+    let found: Vec<(usize, &str)> = loaded
+        .problems
+        .iter()
+        .map(|p| (p.line, p.field.as_str()))
+        .collect();
+    let expected: Vec<(usize, &str)> = spoils
+        .iter()
+        .enumerate()
+        .map(|(i, (field, _))| (i + 2, *field))
+        .collect();
+    assert_eq!(found, expected, "{:#?}", loaded.problems);
+    let commit = &loaded.problems[8];
+    assert!(
+        commit.message.contains("40 lowercase hex digits"),
+        "{commit}"
+    );
+    let line = &loaded.problems[7];
+    assert!(
+        line.message.contains("is 2 but the prompt ends on line 3"),
+        "{line}"
+    );
 }

@@ -1,6 +1,7 @@
 //! The workspace view of a case: its repository, the file with the reference removed, the
 //! cursor, and the text the index may see of the file (the leakage rule, DESIGN.md section 4).
 
+use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use crate::Position;
@@ -27,7 +28,8 @@ impl CaseView {
     /// Lays `case` out under `repos/<repository>`. The path must stay inside the repository
     /// (no `..`, no symlink out of it); RepoEval's text comes from the file, whose lines from the
     /// case's line on must start with the reference. A file read from the repository is bounded
-    /// by `max_file_bytes` (`workspace.max_file_bytes`), as the index bounds it.
+    /// by `max_file_bytes` (`workspace.max_file_bytes`), as the index bounds it. A history case's
+    /// file is the one its commit adds: it need not be there (its text is all in the record).
     pub fn new(case: &Case, repos: &Path, max_file_bytes: u64) -> Result<CaseView, BenchError> {
         let root = repos.join(&case.repository);
         if !root.is_dir() {
@@ -48,6 +50,7 @@ impl CaseView {
             })?;
         // The case's file must be there (and a file): otherwise the case cannot be laid out as
         // its benchmark means, and the file that does hold the reference might be retrieved.
+        // A history case's file may be absent, but nothing else may stand at its path.
         match std::fs::metadata(&abs) {
             Ok(m) if m.is_file() => {}
             Ok(_) => {
@@ -56,19 +59,20 @@ impl CaseView {
                     message: format!("{path}: not a regular file in {}", root.display()),
                 });
             }
-            Err(e) => {
+            Err(e) if case.format.file_in_repository() || e.kind() != ErrorKind::NotFound => {
                 return Err(BenchError::Case {
                     id: case.id.clone(),
                     message: format!("{path}: the case's file is not in {}: {e}", root.display()),
                 });
             }
+            Err(_) => {}
         }
         let root = root.canonicalize().map_err(|error| BenchError::Read {
             path: root.clone(),
             error,
         })?;
         match (case.format, &case.right_context) {
-            (CaseFormat::Cceval, Some(right)) => {
+            (CaseFormat::Cceval | CaseFormat::History, Some(right)) => {
                 let last = case.prompt.rsplit('\n').next().unwrap_or("");
                 let left = cceval_left(case, &abs, max_file_bytes)?;
                 Ok(CaseView {
@@ -116,7 +120,9 @@ impl CaseView {
 }
 
 /// CrossCodeEval's left context: its `prompt`, after the file's first lines when the prompt
-/// starts later (`context_start_lineno` > 0), so that the cursor's line is the file's.
+/// starts later (`context_start_lineno` > 0), so that the cursor's line is the file's. A history
+/// case's prompt always starts at the file's first line (its loader checks it), so its file is
+/// never read.
 fn cceval_left(case: &Case, abs: &Path, max_file_bytes: u64) -> Result<String, BenchError> {
     let prompt_lines = u32::try_from(case.prompt.matches('\n').count()).unwrap_or(u32::MAX);
     let skipped = case.line.saturating_sub(prompt_lines);

@@ -60,15 +60,15 @@ pub fn lay_out(
     })
 }
 
-/// The completer for a case's protocol: CrossCodeEval cuts to one statement (its metrics cut the
-/// raw suggestion again themselves); RepoEval to a line (stopping generation at the newline), or,
+/// The completer for a case's protocol: CrossCodeEval, and history cases scored as its lines,
+/// cut to one statement (its metrics cut the raw suggestion again themselves); RepoEval to a line (stopping generation at the newline), or,
 /// when the reference spans several lines (some API-level cases), not at all, since RepoCoder
 /// cuts the raw output to the reference's line count; a block for function bodies, with
 /// [`FUNCTION_MAX_NEW_TOKENS`] unless `max_new_tokens` says otherwise.
 pub fn completer_for(base: &Completer, case: &Case, max_new_tokens: Option<u32>) -> Completer {
     let multi_line = case.reference.trim_end_matches('\n').contains('\n');
     let unit = match (case.format, case.target) {
-        (CaseFormat::Cceval, _) => Unit::Statement,
+        (CaseFormat::Cceval | CaseFormat::History, _) => Unit::Statement,
         (_, Target::Line) if multi_line => Unit::Raw,
         (_, Target::Line) => Unit::Line,
         (_, Target::Function) => Unit::Block,
@@ -115,6 +115,7 @@ mod tests {
             (CaseFormat::Cceval, Target::Line),
             (CaseFormat::Repoeval, Target::Line),
             (CaseFormat::Repoeval, Target::Function),
+            (CaseFormat::History, Target::Line),
         ] {
             let case = Case {
                 id: "c".into(),
@@ -129,6 +130,8 @@ mod tests {
                 prompt: "y = ".into(),
                 right_context: None,
                 provided: None,
+                category: None,
+                identifiers: Vec::new(),
                 record_line: 1,
             };
             let exact = completer_for(&live, &case, None);

@@ -5,10 +5,13 @@
 //! Each repository has one copy, `<dir>/<repository>/`, made once (everything but `.git`; a
 //! symlink is copied as a symlink). Placing a case first puts back the file the previous case
 //! changed (named in `<dir>/<repository>.replayed`, so this holds across sessions), then writes
-//! the case's file as the case shows it.
+//! the case's file as the case shows it. A case's file may be absent from its repository (a
+//! history case's, added by its commit): it is written with the folders it needs, and putting it
+//! back removes it and those folders, so the copy is the repository's tree again.
 //!
 //! A user may opt in to replaying in the repository itself ([`ReplayCopies::place_in_place`]). The
-//! file's bytes are saved first to `<dir>/in-place/` with a journal naming it, and
+//! file's bytes are saved first to `<dir>/in-place/` with a journal naming it (for a file that was
+//! absent, `<dir>/in-place/absent` holds how many folders were made for it instead), and
 //! [`ReplayCopies::restore_in_place`] puts them back: before the next case and when the session ends;
 //! [`ReplayCopies::restore_abandoned`] at the next start if the process was killed in between. Only
 //! the holder of an [`InPlaceLock`] (the journal's, and the repository's across cache folders)
@@ -81,6 +84,9 @@ pub struct Placed {
     pub root: PathBuf,
     /// The case's file in the copy (absolute).
     pub file: PathBuf,
+    /// The file of the previous case that was put back in this root (relative to it), so an
+    /// index of the root can read it again.
+    pub restored: Option<String>,
 }
 
 impl ReplayCopies {
@@ -92,8 +98,9 @@ impl ReplayCopies {
     pub fn place(&self, case: &impl Placeable, view: &CaseView) -> Result<Placed, BenchError> {
         let copy = self.dir.join(case.repository());
         let marker = self.dir.join(format!("{}.replayed", case.repository()));
+        let mut restored = None;
         if copy.is_dir() {
-            self.put_back(&view.root, &copy, &marker)?;
+            restored = self.put_back(&view.root, &copy, &marker)?;
         } else {
             let partial = self.dir.join(format!("{}.partial", case.repository()));
             if partial.exists() {
@@ -110,12 +117,17 @@ impl ReplayCopies {
         })?;
         // The marker first: if writing the file fails halfway, the next case still puts it back.
         fs::write(&marker, &view.path).map_err(|error| write_error(&marker, error))?;
+        make_parent(&file)?;
         fs::write(&file, view.text()).map_err(|error| write_error(&file, error))?;
         let root = copy.canonicalize().map_err(|error| BenchError::Read {
             path: copy.clone(),
             error,
         })?;
-        Ok(Placed { root, file })
+        Ok(Placed {
+            root,
+            file,
+            restored,
+        })
     }
 
     /// Takes the in-place lock of `repository` (canonical): refused, naming the holder, while
@@ -153,7 +165,7 @@ impl ReplayCopies {
                 ),
             });
         }
-        self.restore_in_place(lock)?;
+        let restored = self.restore_in_place(lock)?;
         let saved = self.dir.join("in-place");
         fs::create_dir_all(&saved).map_err(|error| write_error(&saved, error))?;
         let (file, _) =
@@ -163,17 +175,31 @@ impl ReplayCopies {
                     message: e.to_string(),
                 }
             })?;
-        let backup = saved.join("original");
-        fs::copy(&file, &backup).map_err(|error| write_error(&backup, error))?;
-        sync(&backup)?;
+        // Before the journal names the file: its bytes, or, for a file that is not there, how
+        // many folders will be made for it (a stale note of an earlier crash is replaced).
+        let (backup, absent) = (saved.join("original"), saved.join("absent"));
+        if file.exists() {
+            remove_if_present(&absent)?;
+            fs::copy(&file, &backup).map_err(|error| write_error(&backup, error))?;
+            sync(&backup)?;
+        } else {
+            let made = file.ancestors().skip(1).take_while(|d| !d.exists()).count();
+            fs::write(&absent, made.to_string()).map_err(|error| write_error(&absent, error))?;
+            sync(&absent)?;
+        }
         let journal = saved.join("journal");
         let entry = file.to_string_lossy().into_owned();
         fs::write(&journal, &entry).map_err(|error| write_error(&journal, error))?;
         sync(&journal)?;
+        make_parent(&file)?;
         fs::write(&file, view.text()).map_err(|error| write_error(&file, error))?;
+        let restored = restored
+            .and_then(|r| r.strip_prefix(&view.root).ok().map(Path::to_path_buf))
+            .map(|r| r.to_string_lossy().into_owned());
         Ok(Placed {
             root: view.root.clone(),
             file,
+            restored,
         })
     }
 
@@ -241,18 +267,38 @@ impl ReplayCopies {
                 });
             }
         };
-        let backup = saved.join("original");
-        fs::copy(&backup, &file).map_err(|error| write_error(&file, error))?;
-        sync(&file)?;
+        let absent = saved.join("absent");
+        match fs::read_to_string(&absent) {
+            Ok(made) => remove_made(&file, made.trim().parse().unwrap_or(0))?,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                let backup = saved.join("original");
+                fs::copy(&backup, &file).map_err(|error| write_error(&file, error))?;
+                sync(&file)?;
+            }
+            Err(error) => {
+                return Err(BenchError::Read {
+                    path: absent,
+                    error,
+                });
+            }
+        }
         fs::remove_file(&journal).map_err(|error| write_error(&journal, error))?;
+        remove_if_present(&absent)?;
         Ok(Some(file))
     }
 
-    /// Copies back from the repository the file the previous case changed in `copy`.
-    fn put_back(&self, repository: &Path, copy: &Path, marker: &Path) -> Result<(), BenchError> {
+    /// Copies back from the repository the file the previous case changed in `copy` (or, when
+    /// the repository has no such file, removes it and the folders made for it); returns it,
+    /// relative to the copy.
+    fn put_back(
+        &self,
+        repository: &Path,
+        copy: &Path,
+        marker: &Path,
+    ) -> Result<Option<String>, BenchError> {
         let previous = match fs::read_to_string(marker) {
             Ok(previous) => previous,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(error) => {
                 return Err(BenchError::Read {
                     path: marker.into(),
@@ -269,9 +315,50 @@ impl ReplayCopies {
             })
         };
         let (original, _) = inside(repository)?;
-        let (changed, _) = inside(copy)?;
-        fs::copy(&original, &changed).map_err(|error| write_error(&changed, error))?;
-        fs::remove_file(marker).map_err(|error| write_error(marker, error))
+        let (changed, rel) = inside(copy)?;
+        if original.exists() {
+            fs::copy(&original, &changed).map_err(|error| write_error(&changed, error))?;
+        } else {
+            // The folders the copy has and the repository has not were made for the file.
+            let made = Path::new(&rel)
+                .ancestors()
+                .skip(1)
+                .filter(|d| !d.as_os_str().is_empty())
+                .take_while(|d| !repository.join(d).exists())
+                .count();
+            remove_made(&changed, made)?;
+        }
+        fs::remove_file(marker).map_err(|error| write_error(marker, error))?;
+        Ok(Some(rel))
+    }
+}
+
+/// Makes the folders `file` needs.
+fn make_parent(file: &Path) -> Result<(), BenchError> {
+    match file.parent() {
+        Some(parent) => fs::create_dir_all(parent).map_err(|error| write_error(parent, error)),
+        None => Ok(()),
+    }
+}
+
+/// Removes `file` (if it is there) and then the `made` folders above it, innermost first,
+/// stopping at one that is not empty (something else was put in it since).
+fn remove_made(file: &Path, made: usize) -> Result<(), BenchError> {
+    remove_if_present(file)?;
+    for dir in file.ancestors().skip(1).take(made) {
+        match fs::remove_dir(dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(_) => break,
+        }
+    }
+    Ok(())
+}
+
+fn remove_if_present(path: &Path) -> Result<(), BenchError> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(write_error(path, e)),
+        _ => Ok(()),
     }
 }
 
@@ -330,171 +417,5 @@ fn write_error(path: &Path, error: io::Error) -> BenchError {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::bench::cases::{CaseFormat, Target};
-    use crate::lang::Language;
-
-    fn case(path: &str, line: u32, prompt: &str, reference: &str, right: &str) -> Case {
-        Case {
-            id: format!("{path}:{line}"),
-            task_id: "t".into(),
-            format: CaseFormat::Cceval,
-            target: Target::Line,
-            language: Language::Python,
-            repository: "repo".into(),
-            path: path.into(),
-            line,
-            reference: reference.into(),
-            prompt: prompt.into(),
-            right_context: Some(right.into()),
-            provided: None,
-            record_line: 1,
-        }
-    }
-
-    #[test]
-    fn cases_are_placed_in_a_copy_and_the_previous_file_is_put_back() {
-        let temp = tempfile::tempdir().expect("temp dir");
-        let repos = temp.path().join("repos");
-        let repo = repos.join("repo");
-        fs::create_dir_all(repo.join("pkg")).expect("mkdir");
-        fs::create_dir_all(repo.join(".git")).expect("mkdir");
-        fs::write(repo.join(".git/HEAD"), "ref").expect("write");
-        let a = "import os\nx = os.getcwd()\n";
-        let b = "def f():\n    return 1\n";
-        fs::write(repo.join("a.py"), a).expect("write");
-        fs::write(repo.join("pkg/b.py"), b).expect("write");
-        let copies = ReplayCopies::new(temp.path().join("replay"));
-
-        let first = case("a.py", 1, "import os\nx = ", "os.getcwd()", "\n");
-        let view = CaseView::new(&first, &repos, 1 << 20).expect("view");
-        let placed = copies.place(&first, &view).expect("placed");
-        assert_eq!(
-            fs::read_to_string(&placed.file).ok().as_deref(),
-            Some("import os\nx = \n")
-        );
-        assert_eq!(
-            fs::read_to_string(placed.root.join("pkg/b.py"))
-                .ok()
-                .as_deref(),
-            Some(b)
-        );
-        assert!(!placed.root.join(".git").exists());
-        // The repository itself is untouched.
-        assert_eq!(
-            fs::read_to_string(repo.join("a.py")).ok().as_deref(),
-            Some(a)
-        );
-
-        // The next case, in another file, puts a.py back; new copies (a new session) too.
-        let second = case("pkg/b.py", 1, "def f():\n    return ", "1", "\n");
-        let view = CaseView::new(&second, &repos, 1 << 20).expect("view");
-        let copies = ReplayCopies::new(temp.path().join("replay"));
-        let placed = copies.place(&second, &view).expect("placed");
-        assert_eq!(
-            fs::read_to_string(placed.root.join("a.py")).ok().as_deref(),
-            Some(a)
-        );
-        assert_eq!(
-            fs::read_to_string(&placed.file).ok().as_deref(),
-            Some("def f():\n    return \n")
-        );
-        assert_eq!(
-            fs::read_to_string(repo.join("pkg/b.py")).ok().as_deref(),
-            Some(b)
-        );
-    }
-
-    #[test]
-    fn in_place_cases_are_restored_byte_for_byte() {
-        let temp = tempfile::tempdir().expect("temp dir");
-        let repos = temp.path().join("repos");
-        let repo = repos.join("repo");
-        fs::create_dir_all(&repo).expect("mkdir");
-        let a = "import os\r\nx = os.getcwd()\r\n";
-        fs::write(repo.join("a.py"), a).expect("write");
-        fs::write(repo.join("b.py"), "y = 2\nz = y\n").expect("write");
-        let copies = ReplayCopies::new(temp.path().join("replay"));
-        assert_eq!(copies.restore_abandoned().ok(), Some(None));
-
-        let first = case("a.py", 1, "import os\nx = ", "os.getcwd()", "\n");
-        let view = CaseView::new(&first, &repos, 1 << 20).expect("view");
-        let lock = copies.lock_in_place(&view.root).expect("in-place lock");
-        // Another session on the same copies is refused while this one holds it.
-        let other = ReplayCopies::new(temp.path().join("replay"));
-        let refused = other.lock_in_place(&view.root).expect_err("held");
-        assert!(
-            refused.to_string().contains("in use by another crossfile"),
-            "{refused}"
-        );
-        let placed = copies.place_in_place(&first, &view, &lock).expect("placed");
-        assert_eq!(placed.file, repo.canonicalize().expect("root").join("a.py"));
-        assert_eq!(
-            fs::read_to_string(repo.join("a.py")).ok().as_deref(),
-            Some("import os\nx = \n")
-        );
-        // The next case restores the first file before it writes its own.
-        let second = case("b.py", 1, "y = 2\nz = ", "y", "\n");
-        let view = CaseView::new(&second, &repos, 1 << 20).expect("view");
-        copies
-            .place_in_place(&second, &view, &lock)
-            .expect("placed");
-        assert_eq!(
-            fs::read(repo.join("a.py")).ok(),
-            Some(a.as_bytes().to_vec())
-        );
-        // A live holder's file is not "abandoned": another session leaves it alone.
-        assert_eq!(other.restore_abandoned().ok(), Some(None));
-        assert_eq!(
-            fs::read_to_string(repo.join("b.py")).ok().as_deref(),
-            Some("y = 2\nz = \n")
-        );
-        // Its holder gone (as after a crash), a new session restores what it left.
-        drop(lock);
-        let restored = other.restore_abandoned().expect("restored");
-        assert_eq!(
-            restored,
-            Some(repo.canonicalize().expect("root").join("b.py"))
-        );
-        assert_eq!(
-            fs::read_to_string(repo.join("b.py")).ok().as_deref(),
-            Some("y = 2\nz = y\n")
-        );
-        assert_eq!(other.restore_abandoned().ok(), Some(None));
-    }
-
-    #[test]
-    fn replaying_moves_from_in_place_to_a_copy_restoring_and_releasing() {
-        let temp = tempfile::tempdir().expect("temp dir");
-        let repos = temp.path().join("repos");
-        let repo = repos.join("repo");
-        fs::create_dir_all(&repo).expect("mkdir");
-        let a = "import os\nx = os.getcwd()\n";
-        fs::write(repo.join("a.py"), a).expect("write");
-        let copies = ReplayCopies::new(temp.path().join("replay"));
-        let first = case("a.py", 1, "import os\nx = ", "os.getcwd()", "\n");
-        let view = CaseView::new(&first, &repos, 1 << 20).expect("view");
-
-        let (placed, held) = copies.replay(&first, &view, true, None).expect("in place");
-        assert_eq!(placed.root, view.root);
-        assert!(held.is_some(), "in place holds the lock");
-        // The same repository in place again keeps the one lock.
-        let (_, held) = copies.replay(&first, &view, true, held).expect("again");
-        assert_eq!(
-            fs::read_to_string(repo.join("a.py")).ok().as_deref(),
-            Some("import os\nx = \n")
-        );
-
-        // A copy next: the repository's file goes back and the lock is released.
-        let (placed, held) = copies.replay(&first, &view, false, held).expect("copy");
-        assert!(held.is_none());
-        assert_ne!(placed.root, view.root);
-        assert_eq!(
-            fs::read_to_string(repo.join("a.py")).ok().as_deref(),
-            Some(a)
-        );
-        let other = ReplayCopies::new(temp.path().join("replay"));
-        assert!(other.lock_in_place(&view.root).is_ok(), "released");
-    }
-}
+#[path = "replay_copy_tests.rs"]
+mod tests;

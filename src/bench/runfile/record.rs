@@ -22,7 +22,7 @@ pub struct RunRecord {
     pub case_id: String,
     /// The retriever spec string, as given (`bm25`, `mmr:bm25:0.5`, …).
     pub retriever: String,
-    /// `cceval`, `repoeval` or `evocodebench`.
+    /// `cceval`, `repoeval`, `history` or `evocodebench`.
     pub format: String,
     /// `python`, `java`, `typescript` or `csharp`.
     pub language: String,
@@ -71,6 +71,11 @@ pub struct RunRecord {
     /// sampling); `None` in run files written before they were kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settings: Option<RunSettings>,
+    /// A history case's line category (`committed`, `inproject`, `infile`, `common`,
+    /// `non_informative`, `random`), so reports group by it without the cases file; absent for
+    /// the other formats and in run files written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
 }
 
 /// One sampled body of an execution-based case and its tests.

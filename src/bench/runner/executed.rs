@@ -239,5 +239,6 @@ fn base(
         error,
         samples: Vec::new(),
         settings: None,
+        category: None,
     }
 }

@@ -184,6 +184,7 @@ pub(super) fn failed(case: &Case, retriever: &str, error: Option<RunError>) -> R
         error,
         samples: Vec::new(),
         settings: None,
+        category: case.category.map(|c| c.name().to_string()),
     }
 }
 

@@ -1,7 +1,8 @@
-//! Each benchmark's own way of showing its metrics: the scale (CrossCodeEval ×100, RepoEval
-//! 0..1), the decimals of its official aggregates, and the order of its metrics. The run's live
-//! totals and every report show metrics this way.
+//! Each benchmark's own way of showing its metrics: the scale (CrossCodeEval and history ×100,
+//! RepoEval 0..1), the decimals of its official aggregates, the order of its metrics and of
+//! history cases' line categories. The run's live totals and every report show metrics this way.
 
+use crate::bench::cases::history::Category;
 use crate::bench::runfile::record::RunRecord;
 
 /// The metrics of the benchmarks, in the order tables show them; others follow by name.
@@ -9,10 +10,11 @@ const METRIC_ORDER: &[&str] = &["em", "es", "id_em", "id_precision", "id_recall"
 
 /// The factor a stored metric is multiplied by for display, the benchmark's own reporting scale:
 /// CrossCodeEval's `results.json` shows `em` and the identifier metrics ×100 and `es` as stored
-/// (already 0..100); RepoEval (RepoCoder's `compute_score.py`) shows `em` and `es` as 0..1.
+/// (already 0..100), and so are history cases' (CrossCodeEval lines) shown; RepoEval (RepoCoder's
+/// `compute_score.py`) shows `em` and `es` as 0..1.
 pub fn display_factor(format: &str, metric: &str) -> f64 {
     match (format, metric) {
-        ("cceval", "em" | "id_em" | "id_precision" | "id_recall" | "id_f1") => 100.0,
+        ("cceval" | "history", "em" | "id_em" | "id_precision" | "id_recall" | "id_f1") => 100.0,
         _ => 1.0,
     }
 }
@@ -20,7 +22,7 @@ pub fn display_factor(format: &str, metric: &str) -> f64 {
 /// The top of a metric's display scale, when it is known.
 pub fn display_max(format: &str, metric: &str) -> Option<f64> {
     match (format, metric) {
-        ("cceval", m) if METRIC_ORDER.contains(&m) => Some(100.0),
+        ("cceval" | "history", m) if METRIC_ORDER.contains(&m) => Some(100.0),
         ("repoeval", "em" | "es") => Some(1.0),
         ("evocodebench", m) if m.starts_with("pass@") || m.starts_with("recall@") => Some(1.0),
         _ => None,
@@ -42,6 +44,9 @@ pub fn scale_note(format: &str) -> String {
         "cceval" => "cceval: em and id_* ×100 (0..100) as in CrossCodeEval's results.json; \
                      es as scored (0..100)"
             .to_string(),
+        "history" => "history: scored as CrossCodeEval lines, em and id_* ×100 (0..100), es as \
+                      scored (0..100)"
+            .to_string(),
         "repoeval" => {
             "repoeval: em and es as 0..1, as RepoCoder's compute_score.py prints them".to_string()
         }
@@ -60,6 +65,18 @@ pub fn sort_metrics(names: &mut [String]) {
             .iter()
             .position(|m| m == name)
             .unwrap_or(METRIC_ORDER.len());
+        (rank, name.clone())
+    });
+}
+
+/// Sorts line categories (history cases') in Long Code Arena's order, the precedence a line's
+/// category is chosen by (`committed`, `inproject`, `infile`, `common`, `non_informative`,
+/// `random`); names it does not know follow by name.
+pub fn sort_categories(names: &mut [String]) {
+    names.sort_by_key(|name| {
+        let rank = Category::from_name(name)
+            .and_then(|c| Category::ALL.iter().position(|a| *a == c))
+            .unwrap_or(Category::ALL.len());
         (rank, name.clone())
     });
 }
@@ -88,6 +105,37 @@ mod tests {
         assert_eq!(display_max("evocodebench", "pass@3"), Some(1.0));
         assert_eq!(display_factor("evocodebench", "recall@1"), 1.0);
         assert_eq!(display_decimals("evocodebench"), 4);
+        assert_eq!(display_factor("history", "em"), 100.0);
+        assert_eq!(display_factor("history", "es"), 1.0);
+        assert_eq!(display_max("history", "id_f1"), Some(100.0));
+        assert_eq!(display_decimals("history"), 2);
+    }
+
+    #[test]
+    fn category_order_is_long_code_arenas() {
+        let mut names: Vec<String> = [
+            "random",
+            "zeta",
+            "common",
+            "commited",
+            "inproject",
+            "infile",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        sort_categories(&mut names);
+        assert_eq!(
+            names,
+            [
+                "commited",
+                "inproject",
+                "infile",
+                "common",
+                "random",
+                "zeta"
+            ]
+        );
     }
 
     #[test]

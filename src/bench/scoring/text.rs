@@ -7,12 +7,12 @@ use crate::metrics::{CcevalInput, CcevalScores, MetricsError, cceval_metrics, re
 
 /// The case's metrics for `prediction` — the raw model output, since the benchmarks' scripts
 /// cut it themselves — named as the benchmark's scripts name them: CrossCodeEval `em`, `es`,
-/// `id_em`, `id_precision`, `id_recall`, `id_f1` (and `es_with_python_levenshtein`); RepoEval
-/// `em`, `es`.
+/// `id_em`, `id_precision`, `id_recall`, `id_f1` (and `es_with_python_levenshtein`), and the same
+/// for history cases, which are CrossCodeEval lines; RepoEval `em`, `es`.
 pub fn score(case: &Case, prediction: &str) -> Result<BTreeMap<String, f64>, MetricsError> {
     let bool_value = |b: bool| if b { 1.0 } else { 0.0 };
     let pairs: Vec<(&str, f64)> = match case.format {
-        CaseFormat::Cceval => {
+        CaseFormat::Cceval | CaseFormat::History => {
             let s = cceval_scores(case, prediction);
             vec![
                 ("em", bool_value(s.em)),
@@ -33,7 +33,7 @@ pub fn score(case: &Case, prediction: &str) -> Result<BTreeMap<String, f64>, Met
 }
 
 /// Aggregate scores of predictions, as the benchmark's scripts report them: CrossCodeEval's
-/// `results.json` per language (`em`, `es`, `id_*` in percent, rounded to 2 decimals, and
+/// (and history cases') `results.json` per language (`em`, `es`, `id_*` in percent, rounded to 2 decimals, and
 /// `total`); RepoEval's per-repository means (`em`, `es` in 0..1, rounded to 4 decimals).
 #[derive(Debug, Default)]
 pub struct ScoreTable {
@@ -85,7 +85,7 @@ pub fn score_predictions(
             continue;
         };
         match format {
-            CaseFormat::Cceval => {
+            CaseFormat::Cceval | CaseFormat::History => {
                 let s = cceval_scores(case, prediction);
                 let rows = cceval_rows.entry(case.language.name()).or_default();
                 rows[0].push(s.row(EsBackend::Difflib));

@@ -44,7 +44,7 @@ impl RunFormat {
             _ => CaseFormat::from_name(name)
                 .map(RunFormat::Cases)
                 .ok_or_else(|| {
-                    format!("unknown format {name:?}: cceval, repoeval or evocodebench")
+                    format!("unknown format {name:?}: cceval, repoeval, history or evocodebench")
                 }),
         }
     }
@@ -52,7 +52,7 @@ impl RunFormat {
 
 #[derive(Debug, Args)]
 pub struct BenchRunArgs {
-    /// The cases' format: cceval, repoeval or evocodebench.
+    /// The cases' format: cceval, repoeval, history (`bench mine-history`'s) or evocodebench.
     #[arg(long, value_name = "FORMAT", value_parser = RunFormat::parse)]
     pub format: RunFormat,
     /// The cases file (jsonl).

@@ -27,16 +27,16 @@ fn score_format(name: &str) -> Result<ScoreFormat, String> {
     CaseFormat::from_name(name)
         .map(ScoreFormat::Similarity)
         .ok_or_else(|| {
-            format!("unknown format {name:?}: cceval, repoeval, evocodebench or codereval")
+            format!("unknown format {name:?}: cceval, repoeval, history, evocodebench or codereval")
         })
 }
 
 #[derive(Debug, Args)]
 pub struct BenchScoreArgs {
-    /// The cases' format: cceval, repoeval, evocodebench or codereval.
+    /// The cases' format: cceval, repoeval, history, evocodebench or codereval.
     #[arg(long, value_name = "FORMAT", value_parser = score_format)]
     pub format: ScoreFormat,
-    /// The cases file (jsonl); no repository is needed for cceval and repoeval.
+    /// The cases file (jsonl); no repository is needed for cceval, repoeval and history.
     #[arg(long, value_name = "FILE")]
     pub cases: PathBuf,
     /// Predictions: one JSON line per case, {"task_id": <case id>, "pred": <raw output>}; for
@@ -114,7 +114,7 @@ pub fn run_cmd(args: &BenchScoreArgs) -> anyhow::Result<()> {
         return super::super::print_json(&serde_json::to_value(&table.groups)?);
     }
     let (group, metrics): (&str, &[&str]) = match format {
-        CaseFormat::Cceval => (
+        CaseFormat::Cceval | CaseFormat::History => (
             "language",
             &[
                 "total",

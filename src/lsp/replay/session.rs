@@ -81,7 +81,10 @@ impl Cases {
     /// Case `at`, with what scoring it needs.
     pub fn get(&self, at: usize, repos: &std::path::Path) -> Option<Replayable> {
         match self {
-            Cases::Text(cases) => cases.get(at).cloned().map(Replayable::Text),
+            Cases::Text(cases) => cases
+                .get(at)
+                .cloned()
+                .map(|c| Replayable::Text(Box::new(c))),
             Cases::Exec(exec) => exec.cases.get(at).map(|case| {
                 Replayable::Exec(Arc::new(ExecTarget {
                     case: case.clone(),
@@ -98,7 +101,7 @@ impl Cases {
 /// A case of the session, with what scoring it needs.
 #[derive(Clone)]
 pub enum Replayable {
-    Text(Case),
+    Text(Box<Case>),
     Exec(Arc<ExecTarget>),
 }
 

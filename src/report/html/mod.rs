@@ -1,9 +1,10 @@
 //! The HTML report: one self-contained page (inline CSS, inline SVG charts, a few lines of
-//! inline script for filtering; nothing fetched) with the report's tables, charts and the
-//! per-case drill-down.
+//! inline script for filtering; nothing fetched) with the report's tables, charts, the results
+//! by line category of cases mined from history ([`categories`]) and the per-case drill-down.
 
 use std::fmt::Write;
 
+mod categories;
 mod charts;
 mod drilldown;
 mod markup;
@@ -11,7 +12,7 @@ mod markup;
 pub use markup::escape;
 use markup::swatch;
 
-use crate::report::compare::ALL_LANGUAGES;
+use crate::report::compare::{ALL_LANGUAGES, Comparison, MetricDiff};
 use charts::{Bar, BarChart, BarGroup, LatencyRow, Series};
 
 use crate::bench::runfile::reader::Run;
@@ -66,13 +67,20 @@ pub fn render_html(run: &Run, report: &Report) -> String {
     for warning in &report.warnings {
         let _ = writeln!(page, "<p class=\"warning\">{}</p>", escape(warning));
     }
-    page.push_str(
+    let by_category = if report.by_category.is_empty() {
+        ""
+    } else {
+        " · <a href=\"#categories\">By category</a>"
+    };
+    let _ = writeln!(
+        page,
         "<nav><a href=\"#results\">Results</a> · <a href=\"#charts\">Charts</a> · \
-                   <a href=\"#pairwise\">Pairwise</a> · <a href=\"#cases\">Cases</a></nav>\n",
+         <a href=\"#pairwise\">Pairwise</a>{by_category} · <a href=\"#cases\">Cases</a></nav>",
     );
     results(&mut page, report);
     charts_section(&mut page, report);
     pairwise(&mut page, report);
+    categories::section(&mut page, report);
     drilldown::cases(&mut page, run, report);
     let _ = write!(page, "<script>{SCRIPT}</script>\n</body></html>\n");
     page
@@ -181,16 +189,21 @@ fn results(page: &mut String, report: &Report) {
     }
 }
 
-fn charts_section(page: &mut String, report: &Report) {
-    page.push_str("<h2 id=\"charts\">Charts</h2>\n");
-    let series: Vec<Series> = report
+/// The charts' series: the run's retrievers, in its order.
+fn series(report: &Report) -> Vec<Series> {
+    report
         .retrievers
         .iter()
         .map(|name| Series {
             name: name.clone(),
             upper_bound: report.is_upper_bound(name),
         })
-        .collect();
+        .collect()
+}
+
+fn charts_section(page: &mut String, report: &Report) {
+    page.push_str("<h2 id=\"charts\">Charts</h2>\n");
+    let series = series(report);
     let mut formats: Vec<&str> = Vec::new();
     for s in &report.summaries {
         if !formats.contains(&s.format.as_str()) {
@@ -313,36 +326,41 @@ fn pairwise(page: &mut String, report: &Report) {
             .filter(|c| c.format == format && c.language == language)
         {
             for m in &c.metrics {
-                let ci =
-                    m.ci.map(|ci| format!("[{:+.decimals$}, {:+.decimals$}]", ci.low, ci.high))
-                        .unwrap_or_else(|| "–".into());
-                let sign = if m.ci.is_some_and(|ci| ci.low > 0.0) {
-                    " class=\"up\""
-                } else if m.ci.is_some_and(|ci| ci.high < 0.0) {
-                    " class=\"down\""
-                } else {
-                    ""
-                };
-                let _ = writeln!(
-                    page,
-                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.decimals$}</td>\
-                     <td>{:.decimals$}</td><td{sign}>{:+.decimals$}</td><td>{ci}</td><td>{} / {} / {}</td></tr>",
-                    retriever_label(&c.a, c.a_upper_bound),
-                    retriever_label(&c.b, c.b_upper_bound),
-                    c.pairs,
-                    c.excluded,
-                    escape(&m.name),
-                    m.mean_a,
-                    m.mean_b,
-                    m.diff,
-                    m.wins,
-                    m.ties,
-                    m.losses
-                );
+                let _ = writeln!(page, "<tr>{}</tr>", diff_row(c, m, decimals));
             }
         }
         page.push_str("</tbody></table>\n");
     }
+}
+
+/// The cells of one metric of comparison `c`: A, B, cases, excluded, the metric, both means,
+/// B − A (green or red when its interval excludes 0), the interval, wins / ties / losses.
+fn diff_row(c: &Comparison, m: &MetricDiff, decimals: usize) -> String {
+    let ci =
+        m.ci.map(|ci| format!("[{:+.decimals$}, {:+.decimals$}]", ci.low, ci.high))
+            .unwrap_or_else(|| "–".into());
+    let sign = if m.ci.is_some_and(|ci| ci.low > 0.0) {
+        " class=\"up\""
+    } else if m.ci.is_some_and(|ci| ci.high < 0.0) {
+        " class=\"down\""
+    } else {
+        ""
+    };
+    format!(
+        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.decimals$}</td>\
+         <td>{:.decimals$}</td><td{sign}>{:+.decimals$}</td><td>{ci}</td><td>{} / {} / {}</td>",
+        retriever_label(&c.a, c.a_upper_bound),
+        retriever_label(&c.b, c.b_upper_bound),
+        c.pairs,
+        c.excluded,
+        escape(&m.name),
+        m.mean_a,
+        m.mean_b,
+        m.diff,
+        m.wins,
+        m.ties,
+        m.losses
+    )
 }
 
 pub(crate) const CSS: &str = "body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1200px;\

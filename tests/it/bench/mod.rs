@@ -7,6 +7,7 @@ mod cceval_records;
 mod cceval_reference;
 mod codereval;
 pub mod evocodebench;
+pub mod history;
 mod metrics_conformance;
 mod mine;
 mod mine_functions;

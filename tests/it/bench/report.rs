@@ -78,6 +78,7 @@ fn record(case: usize, language: &str, retriever: &str, quality: f64) -> RunReco
         error: None,
         samples: Vec::new(),
         settings: None,
+        category: None,
     }
 }
 

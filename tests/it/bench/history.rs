@@ -1,0 +1,228 @@
+//! Cases mined from history (`--format history`) through the real binary: a small repository as
+//! a parent commit left it and cases in two files its commit adds (absent from that tree), run
+//! with `none` and `bm25` and the small model, then `bench report` by line category. The
+//! fixture is shared with the language server's replay test.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::lsp::replay::tree_digest;
+use crate::support::{crossfile, small_model, stderr, stdout};
+
+/// The folder of the parent commit's tree under the repositories folder.
+pub const REPOSITORY: &str = "ledger-0123456";
+const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
+const PARENT: &str = "89abcdef0123456789abcdef0123456789abcdef";
+
+/// The parent commit's tree: what the added files use.
+const TREE: &[(&str, &str)] = &[
+    ("pkg/__init__.py", ""),
+    (
+        "pkg/util.py",
+        "class Ledger:\n    \"\"\"Amounts in order.\"\"\"\n\n    def __init__(self):\n        self.items = []\n\n    def add(self, amount):\n        self.items.append(amount)\n\n    def total(self):\n        return sum(self.items)\n\n\ndef format_total(value):\n    return f\"total: {value:.2f}\"\n",
+    ),
+];
+
+/// A case of an added file: its 0-based line, category and identifiers.
+type Target = (usize, &'static str, &'static [&'static str]);
+
+/// The files the commit adds, and their cases.
+const ADDED: &[(&str, &str, &[Target])] = &[
+    (
+        "pkg/report/summary.py",
+        "from pkg.util import Ledger, format_total\n\n\ndef summarize(amounts):\n    ledger = Ledger()\n    for amount in amounts:\n        ledger.add(amount)\n    text = format_total(ledger.total())\n    print(text)\n    return text\n",
+        &[
+            (0, "non_informative", &[]),
+            (4, "inproject", &["Ledger"]),
+            (6, "infile", &["ledger"]),
+            (7, "inproject", &["format_total"]),
+            (8, "common", &[]),
+        ],
+    ),
+    (
+        "pkg/cli.py",
+        "import sys\n\nfrom pkg.report.summary import summarize\n\n\ndef main():\n    amounts = [float(a) for a in sys.argv[1:]]\n    summarize(amounts)\n",
+        &[(7, "committed", &["summarize"])],
+    ),
+];
+
+/// Writes the parent commit's tree under `dir/repos/` and the cases under `dir/cases.jsonl`;
+/// returns (cases, repos).
+pub fn history_fixture(dir: &Path) -> (PathBuf, PathBuf) {
+    let repos = dir.join("repos");
+    for (path, text) in TREE {
+        let file = repos.join(REPOSITORY).join(path);
+        std::fs::create_dir_all(file.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(file, text).expect("write");
+    }
+    let mut lines = Vec::new();
+    for (path, text, cases) in ADDED {
+        let file_lines: Vec<&str> = text.split_inclusive('\n').collect();
+        for (line, category, identifiers) in *cases {
+            let target = file_lines[*line].trim_end_matches('\n');
+            let code = target.trim_start();
+            let indent = &target[..target.len() - code.len()];
+            let record = json!({
+                "prompt": file_lines[..*line].concat() + indent,
+                "groundtruth": code,
+                "right_context": format!("\n{}", file_lines[*line + 1..].concat()),
+                "metadata": {
+                    "task_id": format!("{REPOSITORY}/{path}:{line}"),
+                    "repository": REPOSITORY, "commit": COMMIT, "parent": PARENT,
+                    "path": path, "line": line, "category": category,
+                    "identifiers": identifiers,
+                },
+            });
+            lines.push(record.to_string());
+        }
+    }
+    let cases = dir.join("cases.jsonl");
+    std::fs::write(&cases, lines.join("\n") + "\n").expect("write cases");
+    (cases, repos)
+}
+
+/// The categories of the fixture's cases and how many of each.
+fn categories() -> BTreeMap<&'static str, usize> {
+    let mut out = BTreeMap::new();
+    for (_, _, cases) in ADDED {
+        for (_, category, _) in *cases {
+            *out.entry(*category).or_default() += 1;
+        }
+    }
+    out
+}
+
+#[test]
+fn history_cases_run_in_the_parent_tree_and_report_by_category() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (cases, repos) = history_fixture(dir.path());
+    let before = tree_digest(&repos);
+    let out = dir.path().join("run.jsonl");
+    let small = small_model();
+    let fixed = "bench run --format history --retriever none,bm25 --n-ctx 1024 --max-new-tokens 12";
+    let mut args: Vec<&str> = fixed.split(' ').collect();
+    for (flag, path) in [
+        ("--cases", &cases),
+        ("--repos", &repos),
+        ("--out", &out),
+        ("--model", &small),
+    ] {
+        args.extend([flag, path.to_str().expect("utf-8")]);
+    }
+    // The small model generates where it is built in; elsewhere its vocabulary still budgets.
+    if !cfg!(feature = "embedded") {
+        args.extend(["--backend", "none"]);
+    }
+    let run = crossfile(&args, dir.path());
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert!(before == tree_digest(&repos), "the run wrote in the tree");
+
+    let text = std::fs::read_to_string(&out).expect("run file");
+    let records: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a record"))
+        .collect();
+    assert_eq!(records.len(), 2 * categories().values().sum::<usize>());
+    let mut bm25_chunks = 0;
+    for r in &records {
+        let id = r["case_id"].as_str().expect("case_id");
+        assert!(r["error"].is_null(), "{id}: {}", r["error"]);
+        assert_eq!(r["format"], "history", "{id}");
+        let (path, line) = id
+            .strip_prefix(&format!("{REPOSITORY}/"))
+            .and_then(|rest| rest.rsplit_once(':'))
+            .expect("the fixture's id");
+        assert_eq!(
+            (r["path"].as_str(), r["line"].to_string()),
+            (Some(path), line.into())
+        );
+        let category = ADDED
+            .iter()
+            .find(|(p, _, _)| *p == path)
+            .and_then(|(_, _, cases)| cases.iter().find(|(l, _, _)| l.to_string() == line))
+            .map(|(_, category, _)| *category);
+        assert_eq!(r["category"].as_str(), category, "{id}");
+        for m in ["em", "es", "id_em", "id_precision", "id_recall", "id_f1"] {
+            assert!(r["metrics"][m].is_number(), "{id}: {m}");
+        }
+        // Retrieval ran over the parent's tree; no chunk covers the hidden line.
+        for chunk in r["chunks"].as_array().expect("chunks") {
+            assert!(
+                !(chunk["path"] == r["path"]
+                    && chunk["start_line"].as_u64() <= r["line"].as_u64().map(|l| l + 1)
+                    && chunk["end_line"].as_u64() >= r["line"].as_u64().map(|l| l + 1)),
+                "{id}: {chunk} covers the hidden line"
+            );
+        }
+        if r["retriever"] == "bm25" {
+            bm25_chunks += r["chunks"].as_array().map_or(0, Vec::len);
+        }
+    }
+    assert!(bm25_chunks > 0, "bm25 found the tree's code");
+
+    // The report groups by category from the run file alone.
+    let report = crossfile(
+        &["bench", "report", out.to_str().expect("utf-8"), "--json"],
+        dir.path(),
+    );
+    assert!(report.status.success(), "{}", stderr(&report));
+    let report: Value = serde_json::from_str(&stdout(&report)).expect("JSON");
+    let by_category = report["by_category"].as_object().expect("by_category");
+    let found: BTreeMap<&str, usize> = by_category
+        .iter()
+        .map(|(category, cells)| {
+            let none = cells["none"]["n"].as_u64().expect("n") as usize;
+            assert_eq!(cells["bm25"]["n"].as_u64(), Some(none as u64), "{category}");
+            for retriever in ["none", "bm25"] {
+                let cell = &cells[retriever];
+                let (em, es) = (cell["em"].as_f64(), cell["es"].as_f64());
+                assert!(em.is_some_and(|v| (0.0..=100.0).contains(&v)), "{cell}");
+                assert!(es.is_some_and(|v| (0.0..=100.0).contains(&v)), "{cell}");
+                assert!(cell["em_ci"]["low"].as_f64() <= em, "{cell}");
+            }
+            (category.as_str(), none)
+        })
+        .collect();
+    assert_eq!(found, categories());
+    let compared = report["category_comparisons"].as_array().expect("list");
+    assert_eq!(
+        compared.len(),
+        categories().len(),
+        "none against bm25, per category"
+    );
+    for c in compared {
+        assert_eq!(
+            (c["a"].as_str(), c["b"].as_str()),
+            (Some("none"), Some("bm25"))
+        );
+        let metrics: Vec<&str> = c["metrics"]
+            .as_array()
+            .expect("metrics")
+            .iter()
+            .filter_map(|m| m["name"].as_str())
+            .collect();
+        assert_eq!(metrics, ["em", "es"], "{c}");
+        assert!(by_category.contains_key(c["category"].as_str().expect("category")));
+    }
+    let html = dir.path().join("report.html");
+    let markdown = crossfile(
+        &[
+            "bench",
+            "report",
+            out.to_str().expect("utf-8"),
+            "--html",
+            html.to_str().expect("utf-8"),
+        ],
+        dir.path(),
+    );
+    let markdown = stdout(&markdown);
+    assert!(markdown.contains("## By line category"), "{markdown}");
+    assert!(
+        markdown.contains("| committed | none (control) |"),
+        "{markdown}"
+    );
+    let page = std::fs::read_to_string(&html).expect("the page");
+    assert!(page.contains("id=\"categories\"") && page.contains("by line category: es"));
+}
