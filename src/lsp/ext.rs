@@ -56,11 +56,12 @@ impl Command for ReplayCase {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ReplayCaseParams {
-    /// The cases file (CrossCodeEval, RepoEval or EvoCodeBench jsonl).
+    /// The cases file (CrossCodeEval, RepoEval, history or EvoCodeBench jsonl).
     pub cases: PathBuf,
-    /// The folder holding each case's repository as `<repos>/<repository>`.
+    /// The folder holding each case's repository as `<repos>/<repository>` (for history cases,
+    /// the parent commit's tree, which lacks the case's file).
     pub repos: PathBuf,
-    /// `cceval`, `repoeval` or `evocodebench`; told from the first record when absent.
+    /// `cceval`, `repoeval`, `history` or `evocodebench`; told from the first record when absent.
     pub format: Option<String>,
     /// EvoCodeBench: what the model is shown (`baseline`, `local_completion`, the default, or
     /// `local_infilling`).
@@ -197,9 +198,9 @@ impl Command for ListCases {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ListCasesParams {
-    /// The cases file (CrossCodeEval, RepoEval or EvoCodeBench jsonl).
+    /// The cases file (CrossCodeEval, RepoEval, history or EvoCodeBench jsonl).
     pub cases: PathBuf,
-    /// `cceval`, `repoeval` or `evocodebench`; told from the first record when absent.
+    /// `cceval`, `repoeval`, `history` or `evocodebench`; told from the first record when absent.
     pub format: Option<String>,
 }
 
@@ -233,7 +234,7 @@ pub struct ReplayedCaseInfo {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CaseDetails {
-    /// `cceval`, `repoeval` or `evocodebench`.
+    /// `cceval`, `repoeval`, `history` or `evocodebench`.
     pub benchmark: String,
     pub language: String,
     pub repository: String,
@@ -244,9 +245,16 @@ pub struct CaseDetails {
     pub target: String,
     /// 1-based line of the case's record in the cases file.
     pub record_line: usize,
-    /// CrossCodeEval and RepoEval: the benchmark's own task id.
+    /// CrossCodeEval, RepoEval and history: the benchmark's own task id.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub task_id: Option<String>,
+    /// History: the line's category (`committed`, `inproject`, `infile`, `common`,
+    /// `non_informative` or `random`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    /// History: the identifiers of the line that decided its category (possibly none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub identifiers: Option<Vec<String>>,
     /// EvoCodeBench: `function` or `method`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
@@ -273,6 +281,9 @@ pub struct CaseRow {
     /// EvoCodeBench: `function` or `method`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
+    /// History: the line's category.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
 }
 
 /// A case's metrics, by the benchmark's own names (`em`, `es`, `id_em`, `pass@1`…), or why they
@@ -297,7 +308,7 @@ pub enum Scored {
 #[serde(rename_all = "camelCase")]
 pub struct ScoreResult {
     pub case_id: String,
-    /// `cceval`, `repoeval` or `evocodebench`.
+    /// `cceval`, `repoeval`, `history` or `evocodebench`.
     pub benchmark: String,
     pub metrics: Metrics,
     pub scored: Scored,

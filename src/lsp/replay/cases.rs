@@ -1,7 +1,7 @@
 //! Reading a cases file for the editor: `crossfile.listCases` (the cases, for a picker) and the
 //! loading `crossfile.replayCase` shares. A bad record is skipped and shown to the user with its
-//! file, line and field, as `bench run` reports it. CrossCodeEval, RepoEval and EvoCodeBench
-//! files are read, each told from its first record when the format is not given.
+//! file, line and field, as `bench run` reports it. CrossCodeEval, RepoEval, history and
+//! EvoCodeBench files are read, each told from its first record when the format is not given.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -59,7 +59,8 @@ impl ExecChoice {
 }
 
 /// `crossfile.listCases`: every usable case of the file, in order, as
-/// `{id, index, language, repository, path, line}` (`line` 1-based).
+/// `{id, index, language, repository, path, line}` (`line` 1-based; a history case's
+/// `category` too).
 pub async fn list_cases(
     state: &Arc<State>,
     args: ListCasesParams,
@@ -79,6 +80,7 @@ pub async fn list_cases(
                 path: case.path.clone(),
                 line: case.line + 1,
                 kind: None,
+                category: case.category.map(|c| c.name().to_string()),
             })
             .collect(),
         Cases::Exec(exec) => exec
@@ -93,6 +95,7 @@ pub async fn list_cases(
                 path: case.path.clone(),
                 line: u32::try_from(case.body.0).unwrap_or(u32::MAX),
                 kind: Some(case.kind.clone()),
+                category: None,
             })
             .collect(),
     };
@@ -133,7 +136,8 @@ impl Format {
             return Ok(Format::Exec);
         }
         Err(ServeError::request(format!(
-            "{}: cannot tell the cases' format: give format (cceval, repoeval or evocodebench)",
+            "{}: cannot tell the cases' format: give format (cceval, repoeval, history or \
+             evocodebench)",
             file.display()
         )))
     }

@@ -7,6 +7,8 @@
 //! ([`crate::bench::layout::lay_out`]; an EvoCodeBench case for its setting,
 //! [`crate::bench::layout::evocodebench::lay_out_exec`]), so a completion at its cursor gives what `bench
 //! run` gives, and `crossfile.score` scores with the case's benchmark's own metrics (or tests).
+//! A history case's file is absent from its repository (its commit adds it): it is made in the
+//! copy for the case and removed, with the folders made for it, before the next one.
 
 pub mod cases;
 pub mod harness_run;
@@ -199,7 +201,7 @@ struct Opened {
     query: Query,
 }
 
-/// A CrossCodeEval or RepoEval case: the file with the reference removed.
+/// A CrossCodeEval, RepoEval or history case: the file with the reference removed.
 async fn open_text(
     state: &Arc<State>,
     s: &Session,
@@ -237,6 +239,8 @@ async fn open_text(
         }
         .to_string(),
         record_line: case.record_line,
+        category: case.category.map(|c| c.name().to_string()),
+        identifiers: case.category.map(|_| case.identifiers.clone()),
         kind: None,
         setting: None,
         tests: None,
@@ -292,6 +296,8 @@ async fn open_exec(
         line: view.buffer.cursor.line + 1,
         target: "function".to_string(),
         record_line: case.record_line,
+        category: None,
+        identifiers: None,
         kind: Some(case.kind.clone()),
         setting: Some(exec.setting.name().to_string()),
         tests: Some(case.tests.clone()),
@@ -332,6 +338,14 @@ async fn place<C: Placeable + Clone + Send + 'static>(
     state.replay.hold(held);
     let folder = replay_folder(state, &placed.root, case.repository()).await?;
     let index = folder.index_or_build().await?;
+    // The previous case's file is the repository's again (or, added by a history case's commit,
+    // gone): the index reads it back, so no case's text outlives it there.
+    if let Some(restored) = placed.restored {
+        let for_update = index.clone();
+        tokio::task::spawn_blocking(move || for_update.update_files(&[restored.as_str()]))
+            .await
+            .map_err(ServeError::task("reading back the previous case's file"))??;
+    }
     Ok((
         PlacedCase {
             file: placed.file,

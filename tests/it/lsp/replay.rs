@@ -320,3 +320,200 @@ fn in_place_replay_always_puts_the_file_back() {
     );
     assert_eq!(client.finish(true), Some(0));
 }
+
+/// Every folder under `root`, relative (a folder left behind is a change a file digest misses).
+fn folders(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read dir").flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                let path = entry.path();
+                out.push(
+                    path.strip_prefix(root)
+                        .expect("inside")
+                        .display()
+                        .to_string(),
+                );
+                stack.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Cases mined from history replayed through the server: each opens with its file, absent from
+/// the parent commit's tree, made in the replay copy (or, opted in, in the tree itself) with the
+/// case's category and identifiers, the prompt `bench run` builds, and its text metrics; the
+/// file and the folders made for it are gone again before the next case and at shutdown.
+#[test]
+fn history_cases_replay_with_their_category_and_leave_the_tree_unchanged() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let config = cache.path().join("user.toml");
+    std::fs::write(&config, user_config(MODEL)).expect("config");
+    let (cases, repos) = crate::bench::history::history_fixture(cache.path());
+    let (before, folders_before) = (tree_digest(&repos), folders(&repos));
+    let records: Vec<Value> = std::fs::read_to_string(&cases)
+        .expect("cases")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a record"))
+        .collect();
+
+    let out = cache.path().join("run.jsonl");
+    let run = Command::new(env!("CARGO_BIN_EXE_crossfile"))
+        .args(["bench", "run", "--format", "history", "--retriever", "bm25"])
+        .args(["--jobs", "1", "--cases"])
+        .arg(&cases)
+        .arg("--repos")
+        .arg(&repos)
+        .arg("--out")
+        .arg(&out)
+        .env("CROSSFILE_CACHE_DIR", cache.path())
+        .env("CROSSFILE_CONFIG", &config)
+        .env_remove("CROSSFILE_LOG")
+        .output()
+        .expect("bench run");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let run = run_records(&out);
+
+    let mut client = Client::start_without_folders(cache.path(), MODEL);
+    let rows = client.execute(
+        "crossfile.listCases",
+        json!({"cases": cases, "format": "history"}),
+    );
+    let listed: Vec<&str> = rows
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter_map(|r| r["category"].as_str())
+        .collect();
+    let expected: Vec<&str> = records
+        .iter()
+        .filter_map(|r| r.pointer("/metadata/category").and_then(Value::as_str))
+        .collect();
+    assert_eq!(listed, expected);
+    let copy = cache
+        .path()
+        .join("replay")
+        .join(crate::bench::history::REPOSITORY);
+    let mut previous: Option<std::path::PathBuf> = None;
+    for (i, record) in records.iter().enumerate() {
+        let opened = if i == 0 {
+            // The format told from the file.
+            client.execute(
+                "crossfile.replayCase",
+                json!({"cases": cases, "repos": repos, "case": 0}),
+            )
+        } else {
+            client.execute("crossfile.nextCase", Value::Null)
+        };
+        let case = &opened["case"];
+        let meta = &record["metadata"];
+        assert_eq!(case["benchmark"], "history");
+        assert_eq!(case["category"], meta["category"], "{case}");
+        assert_eq!(case["identifiers"], meta["identifiers"], "{case}");
+        assert_eq!(case["path"], meta["path"]);
+        assert_eq!(case["line"].as_u64(), meta["line"].as_u64().map(|l| l + 1));
+        let text = format!(
+            "{}{}",
+            record["prompt"].as_str().expect("prompt"),
+            record["right_context"].as_str().expect("right context")
+        );
+        assert_eq!(opened["text"].as_str(), Some(text.as_str()));
+        let indent = record["prompt"]
+            .as_str()
+            .and_then(|p| p.rsplit('\n').next());
+        assert_eq!(
+            opened["position"],
+            json!({"line": meta["line"], "character": indent.map_or(0, str::len)})
+        );
+        let uri = opened["uri"].as_str().expect("uri").to_string();
+        let file = url_path(&uri);
+        assert!(file.starts_with(&copy), "{uri}");
+        assert_eq!(std::fs::read_to_string(&file).ok(), Some(text.clone()));
+        // The previous case's file, added by the commit, is not in the copy any more (unless
+        // this case is in the same file).
+        if let Some(previous) = previous.filter(|p| *p != file) {
+            assert!(
+                !previous.exists(),
+                "{} left in the copy",
+                previous.display()
+            );
+        }
+        previous = Some(file);
+
+        client.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                   "text": opened["text"]}}),
+        );
+        let answer = client.request(
+            "textDocument/inlineCompletion",
+            json!({"textDocument": {"uri": uri}, "position": opened["position"],
+                   "context": {"triggerKind": 1}}),
+        );
+        assert!(answer.get("result").is_some(), "{answer}");
+        let id = case["id"].as_str().expect("id");
+        let context = client.execute("crossfile.context", json!({"uri": uri}));
+        assert_eq!(
+            context["prompt"], run[id]["prompt"],
+            "case {id}: bench run's prompt"
+        );
+        let reference = record["groundtruth"].clone();
+        let scored = client.execute(
+            "crossfile.score",
+            json!({"caseId": id, "suggestion": reference}),
+        );
+        assert_eq!(scored["benchmark"], "history");
+        assert_eq!(scored["metrics"]["em"], 1.0, "{scored}");
+        assert_eq!(scored["metrics"]["es"], 100.0, "{scored}");
+        let scored = client.execute(
+            "crossfile.score",
+            json!({"caseId": id, "suggestion": "pass"}),
+        );
+        assert_eq!(scored["metrics"]["em"], 0.0, "{scored}");
+        client.notify(
+            "textDocument/didClose",
+            json!({"textDocument": {"uri": uri}}),
+        );
+    }
+    // Back to the other added file: the copy is the parent's tree and that file alone, the last
+    // case's file gone.
+    client.execute(
+        "crossfile.replayCase",
+        json!({"cases": cases, "repos": repos, "case": 0, "format": "history"}),
+    );
+    let mut expected = folders(&repos.join(crate::bench::history::REPOSITORY));
+    expected.push("pkg/report".into());
+    expected.sort();
+    assert_eq!(folders(&copy), expected);
+    assert!(!copy.join("pkg/cli.py").exists());
+
+    // In place: the file is made in the tree itself, and removed with its folders.
+    let in_place = client.execute(
+        "crossfile.replayCase",
+        json!({"cases": cases, "repos": repos, "case": 1, "inPlace": true}),
+    );
+    let file = url_path(in_place["uri"].as_str().expect("uri"));
+    assert!(
+        file.starts_with(repos.canonicalize().expect("repos")) && file.is_file(),
+        "{file:?}"
+    );
+    assert_eq!(
+        in_place.pointer("/case/category"),
+        Some(&json!("inproject"))
+    );
+    let other_file = client.execute("crossfile.nextCase", Value::Null);
+    assert_eq!(
+        other_file.pointer("/case/path"),
+        Some(&json!("pkg/report/summary.py"))
+    );
+    assert_eq!(client.finish(true), Some(0));
+    assert!(before == tree_digest(&repos), "a file of the tree changed");
+    assert_eq!(folders(&repos), folders_before, "a folder was left");
+}
