@@ -20,6 +20,47 @@ local function bench_run(cases, settings)
   return records
 end
 
+-- A parent commit's tree under `dir`/repos and two cases mined from history in files its commit
+-- adds (absent from the tree); returns the repos folder and the cases file.
+local function history_fixture(dir)
+  local repos = vim.fs.joinpath(dir, 'repos')
+  local repo = vim.fs.joinpath(repos, 'ledger-0123456')
+  vim.fn.mkdir(vim.fs.joinpath(repo, 'pkg'), 'p')
+  vim.fn.writefile({ 'class Ledger:', '    def add(self, amount):', '        self.items.append(amount)' },
+    vim.fs.joinpath(repo, 'pkg', 'util.py'))
+  local added = {
+    { path = 'pkg/report/summary.py', line = 3, category = 'inproject', identifiers = { 'Ledger' },
+      lines = { 'from pkg.util import Ledger', '', 'def summarize(amounts):', '    ledger = Ledger()', '    return ledger' } },
+    { path = 'pkg/cli.py', line = 3, category = 'committed', identifiers = { 'summarize' },
+      lines = { 'from pkg.report.summary import summarize', '', 'def main():', '    summarize([])' } },
+  }
+  local records = {}
+  for _, a in ipairs(added) do
+    local target = a.lines[a.line + 1]
+    local indent = target:match('^%s*')
+    local rest = vim.list_slice(a.lines, a.line + 2)
+    records[#records + 1] = vim.json.encode({
+      prompt = table.concat(vim.list_slice(a.lines, 1, a.line), '\n') .. '\n' .. indent,
+      groundtruth = target:sub(#indent + 1),
+      right_context = '\n' .. (#rest > 0 and (table.concat(rest, '\n') .. '\n') or ''),
+      metadata = { task_id = 'ledger/' .. a.path, repository = 'ledger-0123456', path = a.path, line = a.line,
+        commit = ('0123456789abcdef'):rep(3):sub(1, 40), parent = ('89abcdef'):rep(5),
+        category = a.category, identifiers = a.identifiers },
+    })
+  end
+  local cases = vim.fs.joinpath(dir, 'history.jsonl')
+  vim.fn.writefile(records, cases)
+  return repos, cases
+end
+
+-- Every file and folder under `root`, as "path type", sorted.
+local function tree(root)
+  local out = {}
+  for name, kind in vim.fs.dir(root, { depth = 20 }) do out[#out + 1] = name .. ' ' .. kind end
+  table.sort(out)
+  return out
+end
+
 describe('replay', function()
   local child, cases, ids, settings
   setup(function()
@@ -120,6 +161,38 @@ describe('replay', function()
     for _, spec in ipairs(specs) do
       assert.matches('## ' .. vim.pesc(spec), view)
     end
+  end)
+
+  it('a case mined from history says its category; its file, absent from the tree, comes and goes', function()
+    local repos, history = history_fixture(vim.fs.joinpath(H.tmp, 'history'))
+    local before = tree(repos)
+    local got = child.lua([[
+      local cf, replay = require('crossfile'), require('crossfile.replay')
+      local cases, repos = ...
+      replay.current = nil
+      vim.cmd(('Crossfile replay %s %s 0'):format(vim.fn.fnameescape(cases), vim.fn.fnameescape(repos)))
+      vim.wait(120000, function() return replay.current ~= nil end, 50)
+      local first = { case = replay.current.case, status = cf.status(), file = vim.api.nvim_buf_get_name(0),
+        lines = vim.api.nvim_buf_get_lines(0, 0, -1, false), cursor = vim.api.nvim_win_get_cursor(0) }
+      local second = cf.next_sync()
+      local said = {}
+      for _, note in ipairs(package.loaded.crossfile_notes) do said[#said + 1] = note.msg end
+      return { first = first, second = second, first_left = vim.uv.fs_stat(first.file) ~= nil,
+        second_file = vim.api.nvim_buf_get_name(0), said = said }
+    ]], history, repos)
+    assert.equal('history', got.first.case.benchmark)
+    assert.equal('inproject', got.first.case.category)
+    assert.same({ 'Ledger' }, got.first.case.identifiers)
+    assert.matches('· case 1/2 · inproject', got.first.status, 1, true)
+    assert.same({ 'from pkg.util import Ledger', '', 'def summarize(amounts):', '    ', '    return ledger' },
+      got.first.lines)
+    assert.same({ 4, 3 }, got.first.cursor)
+    local said = table.concat(got.said, '\n')
+    assert.matches('replaying case 1/2 ledger/pkg/report/summary.py  pkg/report/summary.py:4  (inproject)', said, 1, true)
+    assert.equal('committed', got.second.category)
+    assert.is_false(got.first_left, 'the first case\'s file stays in the copy')
+    assert.matches('pkg/cli.py$', got.second_file)
+    assert.same(before, tree(repos), 'the tree changed')
   end)
 
   it(':Crossfile replay asks for what is missing and replays the chosen case', function()

@@ -26,9 +26,12 @@ local function busy(message)
   end
 end
 
+-- The case as the server describes it; a case mined from history also names its line's category.
 local function case_line(case)
-  return ('case %d/%d %s  %s:%s'):format((case.index or 0) + 1, case.count or 0, case.id or '?',
+  local line = ('case %d/%d %s  %s:%s'):format((case.index or 0) + 1, case.count or 0, case.id or '?',
     case.path or '?', case.line or '?')
+  if type(case.category) == 'string' then line = line .. ('  (%s)'):format(case.category) end
+  return line
 end
 
 local function replayed(err, case, job)
@@ -52,7 +55,8 @@ local function ask_and_replay(args)
       vim.ui.select(cases, {
         prompt = 'Case to replay',
         format_item = function(c)
-          return ('%d  %s  %s  %s:%d'):format(c.index, c.id, c.language or '', c.path or '', c.line or 0)
+          local category = type(c.category) == 'string' and ('  (%s)'):format(c.category) or ''
+          return ('%d  %s  %s  %s:%d%s'):format(c.index, c.id, c.language or '', c.path or '', c.line or 0, category)
         end,
       }, function(choice)
         if not choice then return end
@@ -81,7 +85,7 @@ end
 --- The options `replay` takes as KEY=VALUE, and their values for completion.
 M.replay_options = {
   setting = { 'baseline', 'local_completion', 'local_infilling' },
-  format = { 'cceval', 'repoeval', 'evocodebench' },
+  format = { 'cceval', 'repoeval', 'history', 'evocodebench' },
   envs = 'dir',
   max_new_tokens = {},
 }

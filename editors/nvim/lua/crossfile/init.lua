@@ -306,6 +306,8 @@ function M.status()
   local cur = replay.current
   if cur and cur.buf == buf and cur.case then
     parts[#parts + 1] = ('case %d/%d'):format((cur.case.index or 0) + 1, cur.case.count or 0)
+    -- A case mined from history: its line's category, as the server names it.
+    if type(cur.case.category) == 'string' then parts[#parts + 1] = cur.case.category end
     local es = cur.score and vim.tbl_get(cur.score, 'metrics', 'es')
     if es then parts[#parts + 1] = ('ES %.1f'):format(es) end
   end

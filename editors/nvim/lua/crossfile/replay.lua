@@ -101,7 +101,7 @@ local function then_(on_done, finish)
 end
 
 --- Replays a case: opts.cases (file), opts.repos (folder), opts.case (id, or 0-based index),
---- opts.format ('cceval' | 'repoeval' | 'evocodebench', optional), opts.in_place (optional);
+--- opts.format ('cceval' | 'repoeval' | 'history' | 'evocodebench', optional), opts.in_place (optional);
 --- for EvoCodeBench, opts.setting ('baseline' | 'local_completion' | 'local_infilling'), opts.envs
 --- (the environments' folder) and opts.max_new_tokens, all optional. Returns the job at once;
 --- `on_done(err, case)` follows once the case is open.
@@ -150,7 +150,7 @@ function M.score(on_done)
 end
 
 --- The cases of a cases file, for pickers: `on_done(err, { {id, index, language, repository,
---- path, line}, ... })`.
+--- path, line, category?}, ... })` (`category`: a case mined from history).
 function M.list(cases, format, on_done)
   local c = replay_client()
   return jobs.run(c, 'crossfile.listCases', { cases = absolute(cases), format = format },
