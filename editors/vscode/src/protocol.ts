@@ -12,6 +12,8 @@ export interface CaseRow {
   repository: string;
   path: string;
   line: number;
+  /** A case mined from history: its line's category. */
+  category?: string;
 }
 
 export interface ReplayedCase {
@@ -23,6 +25,10 @@ export interface ReplayedCase {
   path: string;
   line: number;
   target: string;
+  /** A case mined from history: its line's category (`inproject`, `committed`, …). */
+  category?: string;
+  /** A case mined from history: the line's identifiers that decided its category. */
+  identifiers?: string[];
 }
 
 export interface ReplayAnswer {

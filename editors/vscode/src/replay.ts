@@ -40,7 +40,12 @@ async function pickPath(title: string, remembered: string | undefined, folder: b
 }
 
 async function pickCase(rows: CaseRow[]): Promise<CaseRow | undefined> {
-  const items = rows.map((row) => ({ label: row.id, description: row.language, detail: `${row.path}:${row.line}`, row }));
+  const items = rows.map((row) => ({
+    label: row.id,
+    description: row.category ? `${row.language} · ${row.category}` : row.language,
+    detail: `${row.path}:${row.line}`,
+    row,
+  }));
   const chosen = await vscode.window.showQuickPick(items, {
     title: 'crossfile: case to replay',
     matchOnDescription: true,
@@ -140,7 +145,7 @@ export class Replay {
     editor.revealRange(new vscode.Range(at, at), vscode.TextEditorRevealType.InCenter);
     this.caseId = answer.case.id;
     this.uri = uri;
-    this.status.replaying(answer.case.index, answer.case.count);
+    this.status.replaying(answer.case.index, answer.case.count, answer.case.category);
     await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
   }
 }

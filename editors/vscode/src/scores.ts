@@ -1,7 +1,8 @@
-// A replayed case's scores as its benchmark states them: each metric in the benchmark's own scale
-// (CrossCodeEval's edit similarity 0–100, RepoEval's 0–1, EvoCodeBench's pass@1 and recall@1),
-// labelled with the benchmark's name, so two scales never sit side by side unlabelled. No vscode
-// import, so it can be unit-tested.
+// A replayed case as the status bar states it: its place in the file and, for a case mined from
+// history, its line's category; its scores as its benchmark states them: each metric in the
+// benchmark's own scale (CrossCodeEval's edit similarity 0–100, and history cases', scored as its
+// lines; RepoEval's 0–1; EvoCodeBench's pass@1 and recall@1), labelled with the benchmark's name,
+// so two scales never sit side by side unlabelled. No vscode import, so it can be unit-tested.
 
 import type { Metrics } from './protocol';
 
@@ -9,6 +10,7 @@ import type { Metrics } from './protocol';
 const BENCHMARKS: Record<string, { name: string; headline: string }> = {
   cceval: { name: 'CrossCodeEval', headline: 'es' },
   repoeval: { name: 'RepoEval', headline: 'es' },
+  history: { name: 'History', headline: 'es' },
   evocodebench: { name: 'EvoCodeBench', headline: 'pass@1' },
 };
 
@@ -18,7 +20,14 @@ const LABELS: Record<string, string> = { es: 'ES', em: 'EM', id_em: 'ID EM', id_
 /** The metrics whose scale is 0–100 (percentages); every other metric is 0–1 or a count. */
 const PERCENT: Record<string, Set<string>> = {
   cceval: new Set(['es', 'em', 'id_em', 'id_f1']),
+  history: new Set(['es', 'em', 'id_em', 'id_f1']),
 };
+
+/** The status bar's place of a replayed case, `case 3/70`, and its category when it has one: `case 3/70 · inproject`. */
+export function caseLabel(index: number, count: number, category?: string): string {
+  const place = `case ${index + 1}/${count}`;
+  return category ? `${place} · ${category}` : place;
+}
 
 export function benchmarkName(benchmark: string): string {
   return BENCHMARKS[benchmark]?.name ?? benchmark;

@@ -1,9 +1,11 @@
 // The status bar item: `crossfile · <model> · <retriever> · <latency> ms`, and in replay
 // `· case 12/70 · CrossCodeEval ES 71.4` (each benchmark's headline metric in its own scale:
-// `RepoEval ES 0.714`); its tooltip is the server's last `crossfile.status`.
+// `RepoEval ES 0.714`; a case mined from history adds its line's category, `· case 3/20 ·
+// inproject · History ES 40`); its tooltip is the server's last `crossfile.status`.
 
 import * as vscode from 'vscode';
 import type { StatusAnswer } from './protocol';
+import { caseLabel } from './scores';
 import { statusMarkdown } from './statusReport';
 
 export class Status implements vscode.Disposable {
@@ -11,7 +13,7 @@ export class Status implements vscode.Disposable {
   private retriever: string | undefined;
   private model: string | undefined;
   private latencyMs: number | undefined;
-  private replay: { index: number; count: number } | undefined;
+  private replay: { index: number; count: number; category?: string } | undefined;
   private score: string | undefined;
   private server: StatusAnswer | undefined;
   // Until the server has answered `initialize` (`ready()`), so the bare name never shows early.
@@ -32,8 +34,9 @@ export class Status implements vscode.Disposable {
     this.render();
   }
 
-  replaying(index: number, count: number): void {
-    this.replay = { index, count };
+  /** A case opened for replay: its place in the file and, mined from history, its category. */
+  replaying(index: number, count: number, category?: string): void {
+    this.replay = { index, count, category };
     this.score = undefined;
     this.render();
   }
@@ -65,7 +68,7 @@ export class Status implements vscode.Disposable {
     if (this.model) parts.push(this.model);
     if (this.retriever) parts.push(this.retriever);
     if (this.latencyMs !== undefined) parts.push(`${Math.round(this.latencyMs)} ms`);
-    if (this.replay) parts.push(`case ${this.replay.index + 1}/${this.replay.count}`);
+    if (this.replay) parts.push(caseLabel(this.replay.index, this.replay.count, this.replay.category));
     if (this.score !== undefined) parts.push(this.score);
     if (this.note) parts.push(this.note);
     this.item.text = parts.join(' · ');

@@ -8,7 +8,7 @@ const { escapeHtml, csp, page, renderMessage } = require('../dist/unit/webview.j
 const { compareBody, contextBody } = require('../dist/unit/render.js');
 const { compositePrefix, retrieverItems } = require('../dist/unit/retrievers.js');
 const { escapeMarkdown, statusFacts, statusMarkdown, statusText } = require('../dist/unit/statusReport.js');
-const { benchmarkName, formatMetric, headline, metricsLine } = require('../dist/unit/scores.js');
+const { benchmarkName, caseLabel, formatMetric, headline, metricsLine } = require('../dist/unit/scores.js');
 const { extendsSelected } = require('../dist/unit/suggestList.js');
 const pkg = require('../package.json');
 
@@ -175,6 +175,15 @@ test('the status tooltip escapes Markdown in paths; the text form aligns its lab
   assert.match(text, /^model:        ! qwen2\.5-coder-0\.5b/m);
   assert.match(text, /^folder click: \/w\/click: index ready/m);
   assert.ok(text.endsWith('\n'));
+});
+
+test("a replayed case's place, and a history case's line category, as the server names it", () => {
+  assert.equal(caseLabel(2, 70), 'case 3/70');
+  assert.equal(caseLabel(0, 6, 'inproject'), 'case 1/6 · inproject');
+  assert.equal(caseLabel(5, 6, 'non_informative'), 'case 6/6 · non_informative');
+  // History cases are CrossCodeEval lines: their metrics in its scale, under their own name.
+  assert.equal(headline('history', { em: 0, es: 71.42857 }), 'History ES 71.4');
+  assert.equal(metricsLine('history', { em: 100, es: 100, id_f1: 66.667 }), 'EM 100 · ES 100 · ID F1 66.7');
 });
 
 test("scores are shown in each benchmark's own scale, named: CrossCodeEval ES 0-100, RepoEval ES 0-1, EvoCodeBench pass@1", () => {
