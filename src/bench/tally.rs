@@ -143,8 +143,8 @@ impl Tally {
             ));
         }
         out.push_str(&format!(
-            "\nMeans over scored pairs, in each benchmark's scale (CrossCodeEval em and id_* ×100, es \
-             0..100; RepoEval 0..1). {skipped_records} records skipped as invalid; {resumed} pairs \
+            "\nMeans over scored pairs, in each benchmark's scale (CrossCodeEval and history em and \
+             id_* ×100, es 0..100; RepoEval 0..1). {skipped_records} records skipped as invalid; {resumed} pairs \
              were already in the run file."
         ));
         out
