@@ -28,26 +28,61 @@ fn run_records(path: &Path) -> BTreeMap<String, Value> {
         .collect()
 }
 
+/// `bench run` of `cases` in `format` with `bm25`, one job, the user config `cache/user.toml` and
+/// the cache the server uses, into `out`.
+fn bench_run(format: &str, cases: &Path, repos: &Path, cache: &Path, out: &Path) {
+    let run = Command::new(env!("CARGO_BIN_EXE_crossfile"))
+        .args(["bench", "run", "--format", format, "--retriever", "bm25"])
+        .args(["--jobs", "1", "--cases"])
+        .arg(cases)
+        .arg("--repos")
+        .arg(repos)
+        .arg("--out")
+        .arg(out)
+        .env("CROSSFILE_CACHE_DIR", cache)
+        .env("CROSSFILE_CONFIG", cache.join("user.toml"))
+        .env_remove("CROSSFILE_LOG")
+        .output()
+        .expect("bench run");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
+
 /// A digest of every file under `root` (path and bytes), to show a repository is untouched.
 pub fn tree_digest(root: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut files = BTreeMap::new();
+    walk(root).0
+}
+
+/// Every folder under `root`, relative (a folder left behind is a change a file digest misses).
+fn folders(root: &Path) -> Vec<String> {
+    walk(root).1
+}
+
+/// The files under `root` with their bytes, and the folders, sorted; paths relative to it.
+fn walk(root: &Path) -> (BTreeMap<String, Vec<u8>>, Vec<String>) {
+    let (mut files, mut folders) = (BTreeMap::new(), Vec::new());
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).expect("read dir").flatten() {
             let path = entry.path();
+            let rel = path
+                .strip_prefix(root)
+                .expect("inside")
+                .display()
+                .to_string();
             if entry.file_type().is_ok_and(|t| t.is_dir()) {
                 stack.push(path);
+                folders.push(rel);
             } else if let Ok(bytes) = std::fs::read(&path) {
-                let rel = path
-                    .strip_prefix(root)
-                    .expect("inside")
-                    .display()
-                    .to_string();
                 files.insert(rel, bytes);
             }
         }
     }
-    files
+    folders.sort();
+    (files, folders)
 }
 
 #[test]
@@ -65,33 +100,7 @@ fn replay_through_the_server_scores_exactly_as_bench_run() {
 
     // `bench run`, one job, the same user config and cache as the server.
     let out = cache.path().join("run.jsonl");
-    let run = Command::new(env!("CARGO_BIN_EXE_crossfile"))
-        .args([
-            "bench",
-            "run",
-            "--format",
-            "cceval",
-            "--retriever",
-            "bm25",
-            "--jobs",
-            "1",
-        ])
-        .arg("--cases")
-        .arg(&cases)
-        .arg("--repos")
-        .arg(&repos)
-        .arg("--out")
-        .arg(&out)
-        .env("CROSSFILE_CACHE_DIR", cache.path())
-        .env("CROSSFILE_CONFIG", &config)
-        .env_remove("CROSSFILE_LOG")
-        .output()
-        .expect("bench run");
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    bench_run("cceval", &cases, &repos, cache.path(), &out);
     let records = run_records(&out);
     assert_eq!(records.len(), CASES);
 
@@ -118,16 +127,7 @@ fn replay_through_the_server_scores_exactly_as_bench_run() {
             opened["text"].as_str().map(str::to_string).as_ref(),
             "the copy holds the case's text"
         );
-        client.notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "python", "version": 1,
-                   "text": opened["text"]}}),
-        );
-        let answer = client.request(
-            "textDocument/inlineCompletion",
-            json!({"textDocument": {"uri": uri}, "position": opened["position"],
-                   "context": {"triggerKind": 1}}),
-        );
+        let answer = open_and_complete(&mut client, &opened);
         let suggestion = answer
             .pointer("/result/items/0/insertText")
             .and_then(Value::as_str)
@@ -246,6 +246,22 @@ fn replay_through_the_server_scores_exactly_as_bench_run() {
     assert!(before == tree_digest(&repos), "a repository changed");
 }
 
+/// Opens a replayed case's file as an editor would and asks for the inline completion at its
+/// cursor; the answer.
+fn open_and_complete(client: &mut Client, opened: &Value) -> Value {
+    let uri = &opened["uri"];
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+               "text": opened["text"]}}),
+    );
+    client.request(
+        "textDocument/inlineCompletion",
+        json!({"textDocument": {"uri": uri}, "position": opened["position"],
+               "context": {"triggerKind": 1}}),
+    )
+}
+
 fn url_path(uri: &str) -> std::path::PathBuf {
     std::path::PathBuf::from(uri.strip_prefix("file://").expect("a file URI"))
 }
@@ -321,28 +337,6 @@ fn in_place_replay_always_puts_the_file_back() {
     assert_eq!(client.finish(true), Some(0));
 }
 
-/// Every folder under `root`, relative (a folder left behind is a change a file digest misses).
-fn folders(root: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("read dir").flatten() {
-            if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                let path = entry.path();
-                out.push(
-                    path.strip_prefix(root)
-                        .expect("inside")
-                        .display()
-                        .to_string(),
-                );
-                stack.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 /// Cases mined from history replayed through the server: each opens with its file, absent from
 /// the parent commit's tree, made in the replay copy (or, opted in, in the tree itself) with the
 /// case's category and identifiers, the prompt `bench run` builds, and its text metrics; the
@@ -361,24 +355,7 @@ fn history_cases_replay_with_their_category_and_leave_the_tree_unchanged() {
         .collect();
 
     let out = cache.path().join("run.jsonl");
-    let run = Command::new(env!("CARGO_BIN_EXE_crossfile"))
-        .args(["bench", "run", "--format", "history", "--retriever", "bm25"])
-        .args(["--jobs", "1", "--cases"])
-        .arg(&cases)
-        .arg("--repos")
-        .arg(&repos)
-        .arg("--out")
-        .arg(&out)
-        .env("CROSSFILE_CACHE_DIR", cache.path())
-        .env("CROSSFILE_CONFIG", &config)
-        .env_remove("CROSSFILE_LOG")
-        .output()
-        .expect("bench run");
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    bench_run("history", &cases, &repos, cache.path(), &out);
     let run = run_records(&out);
 
     let mut client = Client::start_without_folders(cache.path(), MODEL);
@@ -447,16 +424,7 @@ fn history_cases_replay_with_their_category_and_leave_the_tree_unchanged() {
         }
         previous = Some(file);
 
-        client.notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "python", "version": 1,
-                   "text": opened["text"]}}),
-        );
-        let answer = client.request(
-            "textDocument/inlineCompletion",
-            json!({"textDocument": {"uri": uri}, "position": opened["position"],
-                   "context": {"triggerKind": 1}}),
-        );
+        let answer = open_and_complete(&mut client, &opened);
         assert!(answer.get("result").is_some(), "{answer}");
         let id = case["id"].as_str().expect("id");
         let context = client.execute("crossfile.context", json!({"uri": uri}));
