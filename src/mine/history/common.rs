@@ -101,45 +101,6 @@ const PYTHON: &[&str] = &[
     "Ellipsis",
     "__name__",
     "__file__",
-    "os",
-    "sys",
-    "re",
-    "json",
-    "time",
-    "datetime",
-    "math",
-    "random",
-    "logging",
-    "typing",
-    "collections",
-    "itertools",
-    "functools",
-    "pathlib",
-    "subprocess",
-    "shutil",
-    "tempfile",
-    "copy",
-    "io",
-    "abc",
-    "enum",
-    "dataclasses",
-    "inspect",
-    "warnings",
-    "threading",
-    "asyncio",
-    "argparse",
-    "unittest",
-    "uuid",
-    "hashlib",
-    "base64",
-    "string",
-    "textwrap",
-    "contextlib",
-    "operator",
-    "pickle",
-    "glob",
-    "csv",
-    "struct",
     "Any",
     "Optional",
     "Union",
@@ -551,7 +512,8 @@ const PYTHON_STDLIB: &[&str] = &[
     "__future__",
 ];
 
-/// Whether `name` is common in `language`: a keyword, a builtin or an everyday standard name.
+/// Whether `name` is common in `language`: a keyword, a builtin, an everyday standard name (in
+/// Python also a standard module's name).
 pub fn is_common(language: Language, name: &str) -> bool {
     let names = match language {
         Language::Python => PYTHON,
@@ -559,7 +521,9 @@ pub fn is_common(language: Language, name: &str) -> bool {
         Language::TypeScript | Language::Tsx => TYPESCRIPT,
         Language::CSharp => CSHARP,
     };
-    language.is_keyword(name) || names.contains(&name)
+    language.is_keyword(name)
+        || names.contains(&name)
+        || (language == Language::Python && PYTHON_STDLIB.contains(&name))
 }
 
 /// Whether `import` brings in the standard library: Python's modules, `java.`/`javax.`, Node's
