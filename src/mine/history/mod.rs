@@ -86,12 +86,13 @@ pub enum HistoryError {
     },
 }
 
-/// A qualifying added file.
+/// A qualifying added file and its text (normalized as the index reads it).
 struct Candidate {
     /// Index of its commit in the walk.
     commit: usize,
     file: git::File,
     language: Language,
+    text: String,
 }
 
 /// Mines `repo` (a git repository), writing each context tree under `repos_dir`.
@@ -121,10 +122,11 @@ pub fn mine_history(
                 continue;
             }
             match qualifies(&repo, file, params)? {
-                Ok(_) => candidates.push(Candidate {
+                Ok(text) => candidates.push(Candidate {
                     commit: at,
                     file: file.clone(),
                     language,
+                    text,
                 }),
                 Err(reason) => *mined.skipped.entry(reason).or_default() += 1,
             }
@@ -194,13 +196,9 @@ pub fn mine_history(
                 committed: &committed,
             };
             let seed = params.seed ^ (mined.records.len() as u64).wrapping_mul(0x9e37_79b9);
-            mined.records.extend(cases_of(
-                &repo,
-                candidate,
-                &context,
-                params.lines_per_file,
-                seed,
-            )?);
+            mined
+                .records
+                .extend(cases_of(candidate, &context, params.lines_per_file, seed));
         }
     }
     Ok(mined)
@@ -270,26 +268,22 @@ struct Context<'a> {
 
 /// `k` target lines of `candidate`, taken in turn from each category present, as records.
 fn cases_of(
-    repo: &git::Repo,
     candidate: &Candidate,
     context: &Context<'_>,
     k: usize,
     seed: u64,
-) -> Result<Vec<HistoryRecord>, HistoryError> {
-    let text = match qualifies_text(repo, &candidate.file)? {
-        Some(text) => text,
-        None => return Ok(Vec::new()),
-    };
+) -> Vec<HistoryRecord> {
+    let text = &candidate.text;
     let language = candidate.language;
-    let Some(tree) = lang::parse(language, &text) else {
-        return Ok(Vec::new());
+    let Some(tree) = lang::parse(language, text) else {
+        return Vec::new();
     };
-    let outline = lang::outline(language, &text, &tree);
+    let outline = lang::outline(language, text, &tree);
     let defined = category::Defined {
         project: context.project,
         committed: context.committed,
     };
-    let targets = category::targets(language, &text, &tree, &outline, &defined);
+    let targets = category::targets(language, text, &tree, &outline, &defined);
     let mut groups: BTreeMap<Category, Vec<category::Target>> = BTreeMap::new();
     for target in targets {
         groups.entry(target.category).or_default().push(target);
@@ -316,7 +310,7 @@ fn cases_of(
         .chain(text.match_indices('\n').map(|(i, _)| i + 1))
         .collect();
     let commit = context.commit.to_string();
-    Ok(taken
+    taken
         .into_iter()
         .filter_map(|t| {
             let start = *starts.get(t.line as usize)?;
@@ -339,15 +333,7 @@ fn cases_of(
                 },
             })
         })
-        .collect())
-}
-
-/// The added file's text, normalized as the index reads it (`None`: not UTF-8).
-fn qualifies_text(repo: &git::Repo, file: &git::File) -> Result<Option<String>, HistoryError> {
-    Ok(repo
-        .blob_if_present(file.blob)
-        .and_then(|bytes| String::from_utf8(bytes).ok())
-        .map(|t| normalize_newlines(&t).into_owned()))
+        .collect()
 }
 
 /// Definition names of blobs, parsed once each (commits share most of their files).
