@@ -2,7 +2,7 @@
 
 use super::Problem;
 use super::options::{Options, parse_chunker};
-use crate::retrieve::RetrieverSpec;
+use crate::retrieve::{Exclude, RetrieverSpec};
 
 /// The backends `[backend] kind` may name.
 pub const BACKEND_KINDS: &[&str] = &[
@@ -64,6 +64,14 @@ pub fn problems(options: &Options) -> Vec<Problem> {
             1,
             10_000,
         );
+        if let Some(name) = &r.exclude
+            && Exclude::parse(name).is_none()
+        {
+            out.bad(
+                "retrieve.exclude",
+                format!("`{name}` is not one of none, window, file"),
+            );
+        }
         if let Some(k) = r.rrf_k
             && !(k.is_finite() && k >= 0.0)
         {

@@ -131,6 +131,9 @@ options! {
         pub jaccard_query_lines: Option<u32>,
         /// The rank constant of reciprocal rank fusion.
         pub rrf_k: Option<f64>,
+        /// What of the cursor's own file `bm25`, `jaccard` and `dense` leave out: `none`,
+        /// `window` (the cursor's line and the 20 before it) or `file`.
+        pub exclude: Option<String>,
         /// `[retrieve.dense]`: the embeddings endpoint of the `dense` retriever.
         pub dense: Option<DenseOptions>,
     }

@@ -9,7 +9,7 @@ use crate::index::IndexSettings;
 use crate::model::ModelSettings;
 use crate::postprocess::{PostprocessSettings, Unit};
 use crate::prompt::{PromptSettings, Template};
-use crate::retrieve::{DenseSettings, RetrieveSettings, RetrieverSpec};
+use crate::retrieve::{DenseSettings, Exclude, RetrieveSettings, RetrieverSpec};
 use crate::workspace::WorkspaceSettings;
 
 /// Everything the engine reads, resolved and defaulted.
@@ -102,6 +102,11 @@ impl Settings {
                 query_lines: r.query_lines.unwrap_or(10),
                 jaccard_query_lines: r.jaccard_query_lines.unwrap_or(20),
                 rrf_k: r.rrf_k.unwrap_or(60.0),
+                exclude: r
+                    .exclude
+                    .as_deref()
+                    .and_then(Exclude::parse)
+                    .unwrap_or_default(),
                 dense: DenseSettings {
                     endpoint: d.endpoint,
                     model: d.model.unwrap_or_else(|| "default".into()),

@@ -74,6 +74,19 @@ fn a_bad_layer_names_its_file_line_and_every_bad_key() {
             .contains("workspace.max_file_bytes: must be at least 1"),
         "{e}"
     );
+    let e = Options::parse_toml("[retrieve]\nexclude = \"files\"\n", file("exclude.toml"))
+        .expect_err("not a setting");
+    assert!(
+        e.to_string()
+            .contains("retrieve.exclude: `files` is not one of none, window, file"),
+        "{e}"
+    );
+    let file_only = Options::parse_toml("[retrieve]\nexclude = \"file\"\n", file("ok.toml"))
+        .expect("a setting");
+    assert_eq!(
+        Settings::resolve(&file_only).retrieve.exclude,
+        crate::retrieve::Exclude::File
+    );
 }
 
 #[test]

@@ -9,13 +9,15 @@ use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query as TantivyQuery, TermQuery};
 use tantivy::schema::IndexRecordOption;
 
-use super::{Hit, Query, RetrieveError, Retriever};
+use super::{Exclude, Hit, Query, RetrieveError, Retriever};
 use crate::index::Snapshot;
 use crate::terms::code_terms;
 
 pub struct Bm25 {
     /// Non-blank lines before the cursor (its partial line included) that form the query.
     pub query_lines: u32,
+    /// What of the cursor's own file is left out.
+    pub exclude: Exclude,
 }
 
 impl Retriever for Bm25 {
@@ -87,7 +89,7 @@ impl Retriever for Bm25 {
                 let Some(c) = file.chunks(kind).get(chunk as usize) else {
                     continue;
                 };
-                if !query.overlaps_own_region(&file.path, &c.lines) {
+                if !self.exclude.leaves_out(query, &file.path, &c.lines) {
                     found.push((f64::from(score), file, c));
                 }
             }

@@ -140,7 +140,7 @@ pub fn valid_specs() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::retrieve::RetrieverSpec;
+    use crate::retrieve::{Exclude, RetrieverSpec};
 
     #[test]
     fn every_simple_form_parses_and_says_whether_it_is_an_upper_bound() {
@@ -169,6 +169,7 @@ mod tests {
             query_lines: 10,
             jaccard_query_lines: 20,
             rrf_k: 60.0,
+            exclude: Exclude::Window,
             dense: crate::retrieve::DenseSettings {
                 endpoint: None,
                 model: "default".into(),

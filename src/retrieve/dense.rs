@@ -30,7 +30,7 @@ use std::sync::{Arc, Mutex};
 
 use super::DenseSettings;
 use super::embeddings::{EmbeddingClient, Key, VectorCache, key};
-use super::{Hit, Query, RetrieveError, Retriever, sort_hits};
+use super::{Exclude, Hit, Query, RetrieveError, Retriever, sort_hits};
 use crate::chunk::{ChunkerKind, chunk_texts, is_blank};
 use crate::http::HttpError;
 use crate::index::{FileEntry, Snapshot};
@@ -55,6 +55,8 @@ pub struct Dense {
     /// Held while embedding chunks, so concurrent queries do not embed the same ones twice.
     filling: Mutex<()>,
     query_lines: u32,
+    /// What of the cursor's own file is left out.
+    exclude: Exclude,
     chunks_embedded: AtomicU64,
 }
 
@@ -93,8 +95,15 @@ impl Dense {
             keys: Mutex::new(HashMap::new()),
             filling: Mutex::new(()),
             query_lines: DEFAULT_QUERY_LINES,
+            exclude: Exclude::default(),
             chunks_embedded: AtomicU64::new(0),
         })
+    }
+
+    /// The same retriever leaving out what `exclude` says of the cursor's own file.
+    pub fn with_exclude(mut self, exclude: Exclude) -> Dense {
+        self.exclude = exclude;
+        self
     }
 
     /// The same retriever with a query of the last `lines` non-blank lines before the cursor.
@@ -254,7 +263,7 @@ impl Dense {
         Ok((self.chunks_embedded.load(Ordering::Relaxed) - before) as usize)
     }
 
-    /// The non-blank `bm25` chunks of the query's language outside its own region (every
+    /// The non-blank `bm25` chunks of the query's language that `exclude` keeps (every
     /// non-blank chunk without a query), in path and chunk order.
     fn candidates<'a>(&self, snapshot: &'a Snapshot, query: Option<&Query>) -> Vec<Candidate<'a>> {
         let kind = snapshot.bm25_chunker();
@@ -267,7 +276,7 @@ impl Dense {
             let keys = self.file_keys(file, kind, snapshot.len());
             for (ci, (chunk, k)) in file.chunks(kind).iter().zip(&keys.keys).enumerate() {
                 if let Some(k) = k
-                    && !query.is_some_and(|q| q.overlaps_own_region(&file.path, &chunk.lines))
+                    && !query.is_some_and(|q| self.exclude.leaves_out(q, &file.path, &chunk.lines))
                 {
                     candidates.push((file, ci, *k));
                 }

@@ -1,7 +1,7 @@
 //! `jaccard`: token-set Jaccard similarity between the lines before the cursor and every sliding
 //! window (RepoCoder, Continue).
 
-use super::{Hit, Query, RetrieveError, Retriever};
+use super::{Exclude, Hit, Query, RetrieveError, Retriever};
 use crate::chunk::ChunkerKind;
 use crate::index::Snapshot;
 use crate::terms::{TermId, Vocab, words};
@@ -9,6 +9,8 @@ use crate::terms::{TermId, Vocab, words};
 pub struct Jaccard {
     /// Lines before the cursor (its partial line included) that form the query window.
     pub query_lines: u32,
+    /// What of the cursor's own file is left out.
+    pub exclude: Exclude,
 }
 
 impl Retriever for Jaccard {
@@ -50,7 +52,7 @@ impl Retriever for Jaccard {
                 let Some(chunk) = file.sliding.get(ci) else {
                     continue;
                 };
-                if query.overlaps_own_region(&file.path, &chunk.lines) {
+                if self.exclude.leaves_out(query, &file.path, &chunk.lines) {
                     continue;
                 }
                 let union = query_len + window_words.len() - shared;

@@ -11,6 +11,7 @@ mod cceval;
 mod dataset;
 pub mod dense;
 pub mod embeddings;
+mod exclude;
 mod hybrid;
 mod jaccard;
 mod mmr;
@@ -28,6 +29,7 @@ use std::ops::Range;
 
 pub use catalogue::{Need, RETRIEVERS, RetrieverForm, valid_specs};
 pub use cceval::{CcevalMode, rank_cceval};
+pub use exclude::Exclude;
 pub use query::{OWN_REGION_LINES, Query};
 pub use settings::{DenseSettings, RetrieveSettings};
 pub use spec::{DEFAULT_MMR_LAMBDA, RetrieverSpec};
@@ -50,8 +52,9 @@ pub struct Hit {
 
 /// A retriever: ranks chunks for a query.
 pub trait Retriever: Send + Sync {
-    /// Up to `top_k` hits, best first. Hits never come from the query's own file region
-    /// ([`Query::own_region`]); ties are broken deterministically.
+    /// Up to `top_k` hits, best first, none of them what `retrieve.exclude` ([`Exclude`]) leaves
+    /// out of the query's own file (a conformance retriever keeps its benchmark's rule); ties
+    /// are broken deterministically.
     fn retrieve(
         &self,
         snapshot: &Snapshot,
@@ -88,6 +91,7 @@ pub fn build(
         RetrieverSpec::None => Box::new(none::NoRetriever),
         RetrieverSpec::Bm25 => Box::new(bm25::Bm25 {
             query_lines: settings.query_lines,
+            exclude: settings.exclude,
         }),
         RetrieverSpec::Bm25Cceval => Box::new(cceval::Cceval {
             mode: CcevalMode::Ranked,
@@ -100,11 +104,14 @@ pub fn build(
         }),
         RetrieverSpec::Jaccard => Box::new(jaccard::Jaccard {
             query_lines: settings.jaccard_query_lines,
+            exclude: settings.exclude,
         }),
         RetrieverSpec::Dataset => Box::new(dataset::Dataset),
-        RetrieverSpec::Dense => {
-            Box::new(dense::Dense::new(&settings.dense)?.with_query_lines(settings.query_lines))
-        }
+        RetrieverSpec::Dense => Box::new(
+            dense::Dense::new(&settings.dense)?
+                .with_query_lines(settings.query_lines)
+                .with_exclude(settings.exclude),
+        ),
         RetrieverSpec::Mmr { inner, lambda } => Box::new(mmr::Mmr {
             inner: build(inner, settings)?,
             lambda: *lambda,

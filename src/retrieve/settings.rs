@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use super::RetrieverSpec;
+use super::{Exclude, RetrieverSpec};
 
 /// `[retrieve]`.
 #[derive(Clone, Debug, PartialEq)]
@@ -17,6 +17,9 @@ pub struct RetrieveSettings {
     pub jaccard_query_lines: u32,
     /// Reciprocal rank fusion constant (default 60).
     pub rrf_k: f64,
+    /// What of the cursor's own file `bm25`, `jaccard` and `dense` leave out (default
+    /// `window`).
+    pub exclude: Exclude,
     pub dense: DenseSettings,
 }
 

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use expect_test::{Expect, expect};
 
-use super::{DenseSettings, Hit, Query, RetrieveSettings, RetrieverSpec, build};
+use super::{DenseSettings, Exclude, Hit, Query, RetrieveSettings, RetrieverSpec, build};
 use crate::Position;
 use crate::chunk::{ChunkerKind, ChunkerSettings};
 use crate::index::{Index, IndexSettings, Progress, Snapshot};
@@ -77,6 +77,7 @@ fn fixture() -> Fixture {
         query_lines: 10,
         jaccard_query_lines: 20,
         rrf_k: 60.0,
+        exclude: Exclude::Window,
         dense: DenseSettings {
             endpoint: None,
             model: "default".into(),
@@ -208,6 +209,27 @@ fn ties_break_by_path_then_line_and_the_own_region_is_never_returned() {
         }
         if spec == "bm25" || spec == "jaccard" {
             assert_eq!(dup[0].score, dup[1].score, "{spec}");
+        }
+    }
+}
+
+/// `retrieve.exclude = "none"` lets the query's own file rank (its lines repeat the query's words,
+/// so it comes first); `window` and `file` leave it out (the whole file sits in the window).
+#[test]
+fn the_own_file_ranks_only_when_nothing_is_excluded() {
+    let mut f = fixture();
+    for spec in ["bm25", "jaccard"] {
+        for exclude in Exclude::ALL {
+            f.settings.exclude = exclude;
+            let hits = ranked(&f, spec, 20);
+            let own = hits.iter().filter(|h| h.path == QUERY_FILE).count();
+            match exclude {
+                Exclude::None => assert!(
+                    hits.first().is_some_and(|h| h.path == QUERY_FILE),
+                    "{spec}: {hits:?}"
+                ),
+                Exclude::Window | Exclude::File => assert_eq!(own, 0, "{spec} {exclude:?}"),
+            }
         }
     }
 }

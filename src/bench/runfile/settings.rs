@@ -122,6 +122,7 @@ impl RunSettings {
                 "query_lines": r.query_lines,
                 "jaccard_query_lines": r.jaccard_query_lines,
                 "rrf_k": r.rrf_k,
+                "exclude": r.exclude.name(),
                 "bm25_chunker": format!("{:?}", settings.index.bm25_chunker).to_lowercase(),
                 "fixed_lines": c.fixed_lines,
                 "sliding_lines": c.sliding_lines,
