@@ -3,7 +3,9 @@
 //!
 //! - CrossCodeEval (`scripts/eval_metric.py` reads `<output_dir>/prediction.jsonl`): one line per
 //!   case, `{"task_id": <case id>, "pred": <text>}`. The script cuts the prediction to one
-//!   statement itself, so the raw suggestion is exported by default.
+//!   statement itself, so the raw suggestion is exported by default. Cases mined from history
+//!   are CrossCodeEval lines (their file has CrossCodeEval's fields), so a history run exports
+//!   in this shape too, for the same script run on the history cases file.
 //! - RepoEval (RepoCoder's `compute_score.py`): one line per case, `{"prompt", "choices":
 //!   [{"text"}], "metadata": {"task_id", "ground_truth", "fpath_tuple", "lineno"}}`. `task_id` is
 //!   the case id, whose first `/`-part is the repository folder, as the script's per-repository
@@ -30,7 +32,12 @@ pub enum ExportFormat {
 }
 
 impl ExportFormat {
-    /// The run records' `format` this export needs.
+    /// Whether records of run `format` can be written in this shape.
+    pub fn takes(self, format: &str) -> bool {
+        format == self.name() || (self == ExportFormat::Cceval && format == "history")
+    }
+
+    /// The run records' `format` this export is named after.
     pub fn name(self) -> &'static str {
         match self {
             ExportFormat::Cceval => "cceval",
@@ -118,7 +125,7 @@ pub fn export(run: &Run, params: &ExportParams) -> Result<Export, ExportError> {
         skipped_errors: Vec::new(),
     };
     for record in run.records.iter().filter(|r| r.retriever == retriever) {
-        if record.format != params.format.name() {
+        if !params.format.takes(&record.format) {
             return Err(ExportError::WrongFormat {
                 path,
                 case_id: record.case_id.clone(),
@@ -269,6 +276,22 @@ mod tests {
         );
         assert_eq!(value["metadata"]["lineno"], 19);
         let wrong = export(&run(vec![rec]), &params(ExportFormat::Cceval, None));
+        assert!(matches!(wrong, Err(ExportError::WrongFormat { .. })));
+    }
+
+    /// A line mined from history exports as a CrossCodeEval line (it is scored as one), and only
+    /// as one.
+    #[test]
+    fn history_lines_export_in_crosscodeevals_shape() {
+        let mut rec = record("click/abc/src/x.py:12", "bm25", 1.0);
+        rec.format = "history".into();
+        let e =
+            export(&run(vec![rec.clone()]), &params(ExportFormat::Cceval, None)).expect("export");
+        assert_eq!(
+            e.lines,
+            [r#"{"pred":"x + 1\nmore","task_id":"click/abc/src/x.py:12"}"#]
+        );
+        let wrong = export(&run(vec![rec]), &params(ExportFormat::Repoeval, None));
         assert!(matches!(wrong, Err(ExportError::WrongFormat { .. })));
     }
 }

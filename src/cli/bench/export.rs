@@ -16,8 +16,9 @@ use super::report::read_checked;
 pub struct BenchExportArgs {
     /// The run file `bench run` wrote.
     pub run: PathBuf,
-    /// The predictions shape: CrossCodeEval's `prediction.jsonl`, RepoCoder's, or EvoCodeBench's
-    /// completion file (one line per sample, the tested body).
+    /// The predictions shape: CrossCodeEval's `prediction.jsonl` (also for a run of cases mined
+    /// from history), RepoCoder's, or EvoCodeBench's completion file (one line per sample, the
+    /// tested body).
     #[arg(long, value_enum)]
     pub format: ExportFormatArg,
     /// The retriever whose predictions to export (required when the run has several).
