@@ -16,18 +16,32 @@
 //! (`.d.ts`) give no cases (they declare, there is nothing to complete), though their
 //! definitions count like any other file's.
 //!
+//! A file's candidate cursors pass CrossCodeEval's quality filters (`filters.rs`: prompt lines,
+//! reference tokens, duplicate references) when the file is parsed; each drawn case is then
+//! audited for leaks (`leaks.rs`: its reference verbatim in another indexed file), all drawn
+//! cases in one pass. A flagged case is kept with `metadata.leak` (the other files' paths), or
+//! dropped and replaced by further draws with [`Filters::drop_leaks`].
+//!
 //! The output is sorted by language, path and line; task ids are `mined_<language>/<k>`, `k`
 //! counting from 0 per language in that order.
 
+mod filters;
+mod leaks;
 pub(crate) mod leaves;
 mod modules;
 mod rule;
 
-use crate::bench::cases::cceval::{CcevalMetadata, CcevalRecord};
+use serde::Serialize;
+
+use crate::bench::cases::cceval::CcevalMetadata;
 use crate::index::{FileEntry, Snapshot};
 use crate::lang::{self, Language};
 use crate::seeded::SplitMix64;
 
+pub use filters::{
+    CCEVAL_MAX_REFERENCE_TOKENS, CCEVAL_MIN_REFERENCE_TOKENS, DEFAULT_MIN_LEAK_CHARS,
+    DEFAULT_MIN_PROMPT_LINES, Dropped, Filters, reference_tokens,
+};
 pub use rule::{
     CrossFileNames, Cursor, MAX_LINE_CHARS, MIN_REFERENCE_CHARS, Source, is_trivial_line,
     is_trivial_reference,
@@ -43,13 +57,39 @@ pub struct MineParams {
     /// `metadata.repository` of every case: the workspace's folder name, so a replay given the
     /// folder holding the workspace finds it at `<folder>/<repository>`.
     pub repository: String,
+    /// Which candidate cursors become cases, and the leak audit.
+    pub filters: Filters,
+}
+
+/// One mined case as written: a CrossCodeEval record (`bench::cases::cceval::CcevalRecord`
+/// reads it back, ignoring `metadata.leak`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MinedRecord {
+    /// The file's text before the cursor.
+    pub prompt: String,
+    /// The reference: the rest of the cursor's line, without its newline.
+    pub groundtruth: String,
+    /// The file's text after the reference, from the newline that ends the cursor's line.
+    pub right_context: String,
+    pub metadata: MinedMetadata,
+}
+
+/// CrossCodeEval's metadata, and the leak audit's finding.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MinedMetadata {
+    /// CrossCodeEval's fields, written at the top level of `metadata`.
+    #[serde(flatten)]
+    pub cceval: CcevalMetadata,
+    /// The other files whose text holds the reference verbatim, in path order; absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub leak: Vec<String>,
 }
 
 /// The mined cases and how far the workspace was searched.
 #[derive(Clone, Debug)]
 pub struct Mined {
     /// The cases, sorted by language, path and line.
-    pub cases: Vec<CcevalRecord>,
+    pub cases: Vec<MinedRecord>,
     /// The cross-file identifier each case's reference starts with, parallel to `cases`.
     pub identifiers: Vec<String>,
     /// Cases per language family (`python`, `java`, `typescript`, `csharp`), for the languages
@@ -61,15 +101,19 @@ pub struct Mined {
     pub files: usize,
     /// Files parsed for cursors.
     pub files_scanned: usize,
+    /// Candidate cursors of the files parsed: lines with a cross-file identifier use that the
+    /// trivial-line rules keep, before the quality filters.
+    pub candidates: usize,
+    /// What each filter dropped (of `candidates`; leaks of the cases drawn).
+    pub dropped: Dropped,
+    /// Cases written with `metadata.leak` (0 with [`Filters::drop_leaks`]).
+    pub leaks: usize,
 }
 
 /// Mines up to `params.n` cases from `snapshot`, the same ones for the same snapshot and seed.
 pub fn mine(snapshot: &Snapshot, params: &MineParams) -> Mined {
-    let usable: Vec<&FileEntry> = snapshot
-        .files()
-        .map(|f| f.as_ref())
-        .filter(|f| !f.lossy)
-        .collect();
+    let indexed: Vec<&FileEntry> = snapshot.files().map(|f| f.as_ref()).collect();
+    let usable: Vec<&FileEntry> = indexed.iter().copied().filter(|f| !f.lossy).collect();
     let names = CrossFileNames::new(usable.iter().map(|f| source(f)));
     let mut pools: Vec<Pool> = families()
         .filter_map(|family| {
@@ -84,34 +128,69 @@ pub fn mine(snapshot: &Snapshot, params: &MineParams) -> Mined {
     let mut per_language: Vec<(&'static str, usize)> =
         pools.iter().map(|p| (p.family, 0)).collect();
 
-    let mut picked: Vec<(usize, &FileEntry, Cursor)> = Vec::new();
-    let mut active: Vec<usize> = (0..pools.len()).collect();
-    while picked.len() < params.n && !active.is_empty() {
-        active.retain(|&i| {
-            if picked.len() >= params.n {
-                return true;
-            }
-            match pools[i].next(&names) {
-                Some((file, cursor)) => {
-                    picked.push((i, file, cursor));
-                    per_language[i].1 += 1;
-                    true
+    let filters = &params.filters;
+    let mut turns = Turns {
+        active: (0..pools.len()).collect(),
+        at: 0,
+    };
+    let mut picked: Vec<(usize, &FileEntry, Cursor, Vec<String>)> = Vec::new();
+    let mut leaks = 0;
+    let mut dropped_leaks = 0;
+    // Draw what is missing, audit the draw, keep or drop what leaks, until full or exhausted.
+    while picked.len() < params.n {
+        let drawn = turns.draw(&mut pools, params.n - picked.len(), &names, filters);
+        if drawn.is_empty() {
+            break;
+        }
+        let audited: Vec<leaks::Audited> = drawn
+            .iter()
+            .map(|(_, file, cursor)| leaks::Audited {
+                path: &file.path,
+                reference: file
+                    .text
+                    .get(cursor.offset..cursor.line_end)
+                    .unwrap_or_default(),
+            })
+            .collect();
+        let found = leaks::audit(&indexed, &audited, filters.min_leak_chars);
+        for ((pool, file, cursor), leak) in drawn.into_iter().zip(found) {
+            if !leak.is_empty() {
+                if filters.drop_leaks {
+                    dropped_leaks += 1;
+                    continue;
                 }
-                None => false,
+                leaks += 1;
             }
-        });
+            per_language[pool].1 += 1;
+            picked.push((pool, file, cursor, leak));
+        }
     }
     let exhausted = picked.len() < params.n;
     let files_scanned = pools.iter().map(Pool::scanned).sum();
+    let candidates = pools.iter().map(|p| p.candidates).sum();
+    let mut dropped = Dropped {
+        leak: dropped_leaks,
+        ..Dropped::default()
+    };
+    for pool in &pools {
+        dropped.add(pool.dropped);
+    }
     picked.sort_by(|a, b| (a.0, &a.1.path, a.2.line).cmp(&(b.0, &b.1.path, b.2.line)));
 
     let mut cases = Vec::with_capacity(picked.len());
     let mut identifiers = Vec::with_capacity(picked.len());
     let mut counters = vec![0usize; pools.len()];
-    for (pool, file, cursor) in picked {
+    for (pool, file, cursor, leak) in picked {
         let k = counters[pool];
         counters[pool] += 1;
-        if let Some(case) = record(file, &cursor, pools[pool].family, k, &params.repository) {
+        if let Some(case) = record(
+            file,
+            &cursor,
+            pools[pool].family,
+            k,
+            &params.repository,
+            leak,
+        ) {
             cases.push(case);
             identifiers.push(cursor.name);
         }
@@ -123,6 +202,45 @@ pub fn mine(snapshot: &Snapshot, params: &MineParams) -> Mined {
         exhausted,
         files: usable.len(),
         files_scanned,
+        candidates,
+        dropped,
+        leaks,
+    }
+}
+
+/// Whose turn it is: the pools that may still have cursors, taking one case each in turn.
+struct Turns {
+    active: Vec<usize>,
+    /// Position in `active` of the next pool to draw from.
+    at: usize,
+}
+
+impl Turns {
+    /// Up to `want` cases, one per pool in turn, continuing where the last draw stopped.
+    fn draw<'s>(
+        &mut self,
+        pools: &mut [Pool<'s>],
+        want: usize,
+        names: &CrossFileNames<'_>,
+        filters: &Filters,
+    ) -> Vec<(usize, &'s FileEntry, Cursor)> {
+        let mut out = Vec::new();
+        while out.len() < want && !self.active.is_empty() {
+            if self.at >= self.active.len() {
+                self.at = 0;
+            }
+            let i = self.active[self.at];
+            match pools.get_mut(i).and_then(|p| p.next(names, filters)) {
+                Some((file, cursor)) => {
+                    out.push((i, file, cursor));
+                    self.at += 1;
+                }
+                None => {
+                    self.active.remove(self.at);
+                }
+            }
+        }
+        out
     }
 }
 
@@ -154,21 +272,24 @@ fn record(
     family: &str,
     k: usize,
     repository: &str,
-) -> Option<CcevalRecord> {
+    leak: Vec<String>,
+) -> Option<MinedRecord> {
     let text: &str = &file.text;
-    Some(CcevalRecord {
+    Some(MinedRecord {
         prompt: text.get(..cursor.offset)?.to_owned(),
         groundtruth: text.get(cursor.offset..cursor.line_end)?.to_owned(),
         right_context: text.get(cursor.line_end..)?.to_owned(),
-        metadata: CcevalMetadata {
-            task_id: format!("mined_{family}/{k}"),
-            repository: repository.to_owned(),
-            file: file.path.clone(),
-            context_start_lineno: 0,
-            groundtruth_start_lineno: cursor.line,
-            right_context_start_lineno: cursor.line.saturating_add(1),
+        metadata: MinedMetadata {
+            cceval: CcevalMetadata {
+                task_id: format!("mined_{family}/{k}"),
+                repository: repository.to_owned(),
+                file: file.path.clone(),
+                context_start_lineno: 0,
+                groundtruth_start_lineno: cursor.line,
+                right_context_start_lineno: cursor.line.saturating_add(1),
+            },
+            leak,
         },
-        crossfile_context: None,
     })
 }
 
@@ -183,6 +304,10 @@ struct Pool<'s> {
     /// Position in `order` of the next visit.
     at: usize,
     rng: SplitMix64,
+    /// Candidate cursors of the files parsed, before the filters.
+    candidates: usize,
+    /// What the filters dropped of them.
+    dropped: Dropped,
 }
 
 impl<'s> Pool<'s> {
@@ -200,21 +325,31 @@ impl<'s> Pool<'s> {
             order,
             at: 0,
             rng,
+            candidates: 0,
+            dropped: Dropped::default(),
         }
     }
 
-    /// The next case: one seeded-random remaining cursor of the next file that has one.
-    fn next(&mut self, names: &CrossFileNames<'_>) -> Option<(&'s FileEntry, Cursor)> {
+    /// The next case: one seeded-random remaining cursor of the next file that has one, of the
+    /// cursors that pass `filters`.
+    fn next(
+        &mut self,
+        names: &CrossFileNames<'_>,
+        filters: &Filters,
+    ) -> Option<(&'s FileEntry, Cursor)> {
         while !self.order.is_empty() {
             if self.at >= self.order.len() {
                 self.at = 0;
             }
             let i = self.order[self.at];
             let file = self.files[i];
+            let (candidates, dropped) = (&mut self.candidates, &mut self.dropped);
             let cursors = self.cursors[i].get_or_insert_with(|| {
-                lang::parse(file.language, &file.text)
+                let all = lang::parse(file.language, &file.text)
                     .map(|tree| names.cursors(source(file), &tree))
-                    .unwrap_or_default()
+                    .unwrap_or_default();
+                *candidates += all.len();
+                filters::apply(all, &file.text, filters, dropped)
             });
             if cursors.is_empty() {
                 self.order.remove(self.at);
