@@ -20,11 +20,11 @@
 //! counting from 0 per language in that order.
 
 pub(crate) mod leaves;
-mod modules;
 mod rule;
 
 use crate::bench::cases::cceval::{CcevalMetadata, CcevalRecord};
 use crate::index::{FileEntry, Snapshot};
+use crate::lang::modules;
 use crate::lang::{self, Language};
 use crate::seeded::SplitMix64;
 

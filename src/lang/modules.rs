@@ -14,14 +14,14 @@ use crate::lang::{Import, Language};
 
 /// The module keys of a workspace, per language family.
 #[derive(Default)]
-pub(super) struct Modules {
+pub struct Modules {
     exact: HashSet<(&'static str, String)>,
     tails: HashSet<(&'static str, String)>,
 }
 
 impl Modules {
     /// Adds the file at `path` (workspace-relative, `/`-separated).
-    pub(super) fn add(&mut self, path: &str, language: Language) {
+    pub fn add(&mut self, path: &str, language: Language) {
         let family = language.name();
         let key = strip_extension(path);
         let mut keys = vec![key];
@@ -44,7 +44,7 @@ impl Modules {
     }
 
     /// The names `import`, in the file at `from`, binds from a module of the workspace.
-    pub(super) fn names_from_workspace<'i>(
+    pub fn names_from_workspace<'i>(
         &self,
         import: &'i Import,
         from: &str,
