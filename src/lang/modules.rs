@@ -7,22 +7,42 @@
 //! at a folder boundary (`click/core` of `src/click/core`), or, for Java and C#, the path
 //! without its last part (a static member import). TypeScript's bare specifiers (`mobx`) name
 //! packages through `package.json`, which is not indexed, so they never count.
+//!
+//! Two questions are asked of the same keys: which names an import binds from the workspace
+//! ([`Modules::names_from_workspace`], the miner's rule) and which files it names
+//! ([`Modules::files_named`], where a retrieved chunk comes from). The second also counts what
+//! names a folder: a Python name that is a submodule (`from click import core`), a Java package's
+//! wildcard (`import org.a.*`) and a C# namespace (`using Org.A;`), whose path must equal a tail
+//! of a folder's path, naming the files directly in it.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use crate::lang::{Import, Language};
 
-/// The module keys of a workspace, per language family.
+/// A language family's name ([`Language::name`]: TSX is TypeScript's) and a key or folder path.
+type Key = (&'static str, String);
+
+/// The module keys of a workspace, per language family, with the files each names.
 #[derive(Default)]
 pub struct Modules {
-    exact: HashSet<(&'static str, String)>,
-    tails: HashSet<(&'static str, String)>,
+    /// The files added, in order; the maps hold indices into it.
+    files: Vec<String>,
+    /// Each file's key (and a package's or an `index` file's folder): the files it names.
+    exact: HashMap<Key, Vec<u32>>,
+    /// Every tail of those keys at a folder boundary.
+    tails: HashMap<Key, Vec<u32>>,
+    /// Every tail of each file's folder: the files directly in that folder.
+    folders: HashMap<Key, Vec<u32>>,
 }
 
 impl Modules {
     /// Adds the file at `path` (workspace-relative, `/`-separated).
     pub fn add(&mut self, path: &str, language: Language) {
         let family = language.name();
+        let Ok(id) = u32::try_from(self.files.len()) else {
+            return;
+        };
+        self.files.push(path.to_owned());
         let key = strip_extension(path);
         let mut keys = vec![key];
         if let Some((folder, stem)) = key.rsplit_once('/')
@@ -31,14 +51,14 @@ impl Modules {
             keys.push(folder);
         }
         for key in keys {
-            self.exact.insert((family, key.to_owned()));
-            let mut tail = key;
-            loop {
-                self.tails.insert((family, tail.to_owned()));
-                match tail.split_once('/') {
-                    Some((_, rest)) => tail = rest,
-                    None => break,
-                }
+            insert(&mut self.exact, family, key, id);
+            for tail in tails(key) {
+                insert(&mut self.tails, family, tail, id);
+            }
+        }
+        if let Some((folder, _)) = path.rsplit_once('/') {
+            for tail in tails(folder) {
+                insert(&mut self.folders, family, tail, id);
             }
         }
     }
@@ -53,12 +73,12 @@ impl Modules {
         let family = language.name();
         let all = || import.names.iter().map(String::as_str).collect();
         let module = import.module.as_str();
+        let has = |map: &HashMap<Key, Vec<u32>>, key: String| map.contains_key(&(family, key));
         match language {
             Language::Python => {
-                let dots = module.len() - module.trim_start_matches('.').len();
-                let rest = module[dots..].replace('.', "/");
+                let (dots, rest) = python_module(module);
                 if dots == 0 {
-                    return if self.tails.contains(&(family, rest)) {
+                    return if has(&self.tails, rest) {
                         all()
                     } else {
                         Vec::new()
@@ -73,32 +93,25 @@ impl Modules {
                         .names
                         .iter()
                         .map(String::as_str)
-                        .filter(|n| self.exact.contains(&(family, join(base, n))))
+                        .filter(|n| has(&self.exact, join(base, n)))
                         .collect();
                 }
-                if self.exact.contains(&(family, join(base, &rest))) {
+                if has(&self.exact, join(base, &rest)) {
                     all()
                 } else {
                     Vec::new()
                 }
             }
             Language::TypeScript | Language::Tsx => {
-                if !module.starts_with('.') {
-                    return Vec::new();
-                }
-                let key = ancestor(from, 1).and_then(|base| resolve(base, module));
-                if key.is_some_and(|key| self.exact.contains(&(family, key))) {
+                if typescript_key(module, from).is_some_and(|key| has(&self.exact, key)) {
                     all()
                 } else {
                     Vec::new()
                 }
             }
             Language::Java | Language::CSharp => {
-                let path = module.split('<').next().unwrap_or(module).replace('.', "/");
-                let parent = path.rsplit_once('/').map(|(p, _)| p.to_owned());
-                if self.tails.contains(&(family, path))
-                    || parent.is_some_and(|p| self.tails.contains(&(family, p)))
-                {
+                let (path, parent) = dotted_path(module);
+                if has(&self.tails, path) || parent.is_some_and(|p| has(&self.tails, p)) {
                     all()
                 } else {
                     Vec::new()
@@ -106,6 +119,102 @@ impl Modules {
             }
         }
     }
+
+    /// The workspace files `import`, in the file at `from`, names, sorted: the module's own file
+    /// (a package's `__init__.py`, a folder's `index.ts`), a Python name that is a submodule's
+    /// file, the class of a Java or C# static member import, and every file directly in a folder
+    /// a Java wildcard or a C# namespace names. Empty for a module outside the workspace.
+    pub fn files_named(&self, import: &Import, from: &str, language: Language) -> Vec<&str> {
+        let family = language.name();
+        let mut ids: Vec<u32> = Vec::new();
+        let mut take = |map: &HashMap<Key, Vec<u32>>, key: String| -> bool {
+            match map.get(&(family, key)) {
+                Some(found) => {
+                    ids.extend(found);
+                    true
+                }
+                None => false,
+            }
+        };
+        let module = import.module.as_str();
+        match language {
+            Language::Python => {
+                let (dots, rest) = python_module(module);
+                if dots == 0 {
+                    take(&self.tails, rest.clone());
+                    for name in &import.names {
+                        take(&self.tails, join(&rest, name));
+                    }
+                } else if let Some(base) = ancestor(from, dots) {
+                    let package = join(base, &rest);
+                    let mut all_modules = true;
+                    for name in &import.names {
+                        all_modules &= take(&self.exact, join(&package, name));
+                    }
+                    // The package itself, unless every name is a submodule of it.
+                    if !rest.is_empty() || !all_modules || import.names.is_empty() {
+                        take(&self.exact, package);
+                    }
+                }
+            }
+            Language::TypeScript | Language::Tsx => {
+                if let Some(key) = typescript_key(module, from) {
+                    take(&self.exact, key);
+                }
+            }
+            Language::Java | Language::CSharp => {
+                let (path, parent) = dotted_path(module);
+                take(&self.tails, path.clone());
+                if let Some(parent) = parent {
+                    take(&self.tails, parent);
+                }
+                take(&self.folders, path);
+            }
+        }
+        let mut files: Vec<&str> = ids
+            .iter()
+            .filter_map(|&id| self.files.get(id as usize))
+            .map(String::as_str)
+            .collect();
+        files.sort_unstable();
+        files.dedup();
+        files
+    }
+}
+
+/// Records that `key` of `family` names file `id`, once.
+fn insert(map: &mut HashMap<Key, Vec<u32>>, family: &'static str, key: &str, id: u32) {
+    let ids = map.entry((family, key.to_owned())).or_default();
+    if ids.last() != Some(&id) {
+        ids.push(id);
+    }
+}
+
+/// `key` and each of its tails at a folder boundary (`a/b/c`, `b/c`, `c`).
+fn tails(key: &str) -> impl Iterator<Item = &str> {
+    std::iter::successors(Some(key), |tail| tail.split_once('/').map(|(_, rest)| rest))
+        .filter(|tail| !tail.is_empty())
+}
+
+/// A Python module's leading dots (its relative level) and the rest as a path (`a/b`).
+fn python_module(module: &str) -> (usize, String) {
+    let dots = module.len() - module.trim_start_matches('.').len();
+    (dots, module[dots..].replace('.', "/"))
+}
+
+/// A relative TypeScript specifier's key, from the file at `from`; `None` for a bare one.
+fn typescript_key(module: &str, from: &str) -> Option<String> {
+    if !module.starts_with('.') {
+        return None;
+    }
+    ancestor(from, 1).and_then(|base| resolve(base, module))
+}
+
+/// A Java or C# module as a path (`org/a/Foo`, type arguments cut), and that path's parent.
+fn dotted_path(module: &str) -> (String, Option<String>) {
+    let path = module.split('<').next().unwrap_or(module).replace('.', "/");
+    let parent = path.rsplit_once('/').map(|(p, _)| p.to_owned());
+    (path, parent)
 }
 
 /// The path without its source extension (`.d.ts` as a whole).
@@ -132,10 +241,10 @@ fn ancestor(path: &str, levels: usize) -> Option<&str> {
 }
 
 fn join(dir: &str, rest: &str) -> String {
-    if dir.is_empty() {
-        rest.to_owned()
-    } else {
-        format!("{dir}/{rest}")
+    match (dir.is_empty(), rest.is_empty()) {
+        (true, _) => rest.to_owned(),
+        (_, true) => dir.to_owned(),
+        _ => format!("{dir}/{rest}"),
     }
 }
 
@@ -278,6 +387,140 @@ mod tests {
         for &(module, names, from, language, expected) in rows {
             let import = import(module, names);
             let got = modules.names_from_workspace(&import, from, language);
+            assert_eq!(got, expected, "{module} from {from}");
+        }
+    }
+
+    #[test]
+    fn imports_name_workspace_files() {
+        let mut modules = Modules::default();
+        for (path, language) in [
+            ("src/click/__init__.py", Language::Python),
+            ("src/click/core.py", Language::Python),
+            ("src/click/types.py", Language::Python),
+            ("tests/core.py", Language::Python),
+            ("src/store.ts", Language::TypeScript),
+            ("src/a/index.ts", Language::TypeScript),
+            ("src/ui/View.tsx", Language::Tsx),
+            ("src/org/x/Foo.java", Language::Java),
+            ("src/org/x/Bar.java", Language::Java),
+            ("src/org/x/sub/Baz.java", Language::Java),
+            ("Lib/Shop/Cart.cs", Language::CSharp),
+            ("Lib/Shop/Order.cs", Language::CSharp),
+        ] {
+            modules.add(path, language);
+        }
+        // Module, names it binds, importing file, its language, the files it names.
+        type Row<'a> = (&'a str, &'a [&'a str], &'a str, Language, &'a [&'a str]);
+        let rows: &[Row] = &[
+            (
+                "click",
+                &["click"],
+                "t.py",
+                Language::Python,
+                &["src/click/__init__.py"],
+            ),
+            (
+                "click",
+                &["core", "echo"],
+                "t.py",
+                Language::Python,
+                &["src/click/__init__.py", "src/click/core.py"],
+            ),
+            // A tail names every file it ends: both `core.py`s.
+            (
+                "core",
+                &["C"],
+                "x.py",
+                Language::Python,
+                &["src/click/core.py", "tests/core.py"],
+            ),
+            (
+                ".core",
+                &["Command"],
+                "src/click/testing.py",
+                Language::Python,
+                &["src/click/core.py"],
+            ),
+            (
+                ".",
+                &["core", "types"],
+                "src/click/x.py",
+                Language::Python,
+                &["src/click/core.py", "src/click/types.py"],
+            ),
+            (
+                ".",
+                &["core", "echo"],
+                "src/click/x.py",
+                Language::Python,
+                &["src/click/__init__.py", "src/click/core.py"],
+            ),
+            ("..core", &["C"], "src/click/x.py", Language::Python, &[]),
+            (
+                "os.path",
+                &["path"],
+                "src/click/x.py",
+                Language::Python,
+                &[],
+            ),
+            (
+                "./store",
+                &["Store"],
+                "src/index.ts",
+                Language::TypeScript,
+                &["src/store.ts"],
+            ),
+            (
+                "../a",
+                &["A"],
+                "src/ui/View.tsx",
+                Language::Tsx,
+                &["src/a/index.ts"],
+            ),
+            ("store", &["S"], "src/x.ts", Language::TypeScript, &[]),
+            (
+                "org.x.Foo",
+                &["Foo"],
+                "src/org/y/B.java",
+                Language::Java,
+                &["src/org/x/Foo.java"],
+            ),
+            (
+                "org.x.Foo.bar",
+                &["bar"],
+                "src/org/y/B.java",
+                Language::Java,
+                &["src/org/x/Foo.java"],
+            ),
+            // A package's wildcard: the files directly in its folder, not its subpackages'.
+            (
+                "org.x",
+                &[],
+                "src/org/y/B.java",
+                Language::Java,
+                &["src/org/x/Bar.java", "src/org/x/Foo.java"],
+            ),
+            ("java.util", &[], "src/org/y/B.java", Language::Java, &[]),
+            (
+                "Shop",
+                &[],
+                "App/Program.cs",
+                Language::CSharp,
+                &["Lib/Shop/Cart.cs", "Lib/Shop/Order.cs"],
+            ),
+            (
+                "Shop.Cart",
+                &["C"],
+                "App/Program.cs",
+                Language::CSharp,
+                &["Lib/Shop/Cart.cs"],
+            ),
+            ("org.x", &[], "App/Program.cs", Language::CSharp, &[]),
+        ];
+        for &(module, names, from, language, expected) in rows {
+            let import = import(module, names);
+            let got = modules.files_named(&import, from, language);
             assert_eq!(got, expected, "{module} from {from}");
         }
     }
