@@ -16,6 +16,7 @@ mod jaccard;
 mod mmr;
 mod none;
 pub mod okapi;
+mod origin;
 mod query;
 mod random;
 mod settings;
@@ -28,6 +29,7 @@ use std::ops::Range;
 
 pub use catalogue::{Need, RETRIEVERS, RetrieverForm, valid_specs};
 pub use cceval::{CcevalMode, rank_cceval};
+pub use origin::{Origin, Origins};
 pub use query::{OWN_REGION_LINES, Query};
 pub use settings::{DenseSettings, RetrieveSettings};
 pub use spec::{DEFAULT_MMR_LAMBDA, RetrieverSpec};

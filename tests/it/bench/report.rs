@@ -54,6 +54,7 @@ fn record(case: usize, language: &str, retriever: &str, quality: f64) -> RunReco
             start_line: Some(1),
             end_line: Some(10),
             score: 7.25 - quality,
+            origin: None,
         }],
         prompt_tokens: PromptTokenCounts {
             crossfile: 40,
@@ -79,6 +80,7 @@ fn record(case: usize, language: &str, retriever: &str, quality: f64) -> RunReco
         samples: Vec::new(),
         settings: None,
         category: None,
+        overlap: None,
     }
 }
 
