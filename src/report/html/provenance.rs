@@ -64,7 +64,7 @@ pub fn section(page: &mut String, report: &Report) {
         .collect();
     page.push_str(&charts::bar_chart(&BarChart {
         id: "origins",
-        title: "chunks by origin (% of each retriever's chunks)",
+        title: "chunks by origin (% of the retriever's)",
         series: &series,
         groups: &groups,
         max: 100.0,
