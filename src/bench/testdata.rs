@@ -36,6 +36,7 @@ pub fn record(case_id: &str, retriever: &str, score: f64) -> RunRecord {
             start_line: Some(1),
             end_line: Some(10),
             score: 3.5,
+            origin: None,
         }],
         prompt_tokens: PromptTokenCounts {
             crossfile: 10,
@@ -61,6 +62,7 @@ pub fn record(case_id: &str, retriever: &str, score: f64) -> RunRecord {
         samples: Vec::new(),
         settings: None,
         category: None,
+        overlap: None,
     }
 }
 

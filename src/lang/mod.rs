@@ -6,10 +6,12 @@ use std::path::Path;
 
 mod csharp;
 mod java;
+pub mod modules;
 mod python;
 mod typescript;
 mod walk;
 
+pub use modules::Modules;
 pub use walk::depth_first;
 
 /// A language crossfile understands. TSX is TypeScript with JSX; it has its own grammar.

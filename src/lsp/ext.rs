@@ -372,6 +372,10 @@ pub struct CompareColumn {
     pub made: Option<MadeOf>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// At a replayed case: the share of the reference's distinct identifiers that the chunks
+    /// hold, 0..1; absent without chunks or when the reference has no identifier.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overlap: Option<f64>,
     /// At a text case: the runs that turn the reference into the suggestion.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diff: Option<Vec<DiffRun>>,
@@ -407,6 +411,10 @@ pub struct ChunkInfo {
     pub start_line: Option<u32>,
     pub end_line: Option<u32>,
     pub score: f64,
+    /// `crossfile.compare` only: where the chunk comes from relative to the cursor's file
+    /// (`same_file`, `same_dir`, `imported`, `elsewhere`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<&'static str>,
     /// `crossfile.context` only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,

@@ -4,6 +4,8 @@
 //!   [`crate::postprocess::cceval_statement`]), comment removal, EM, ES (fuzzywuzzy over a port
 //!   of CPython's `difflib`), identifier EM / precision / recall / F1, and `results.json`.
 //! - RepoEval ([`repoeval_metrics`], [`repoeval_by_repository`]): RepoCoder's EM and ES.
+//! - Retrieved context: [`identifier_overlap`], the share of a reference's identifiers that
+//!   the retrieved chunks hold (after CrossCodeEval §3.5).
 //! - General: [`levenshtein`], [`sentence_bleu`], [`pass_at_k`], [`recall_at_k`].
 //!
 //! "Exactly" means character for character on Python `str` semantics (code points, Unicode
@@ -19,6 +21,7 @@ mod difflib;
 mod edit;
 mod identifiers;
 mod keywords;
+mod overlap;
 mod passk;
 mod pyround;
 mod pystr;
@@ -38,6 +41,7 @@ pub use difflib::{Match, SequenceMatcher, fuzz_ratio};
 pub use edit::{indel_distance, levenshtein};
 pub use identifiers::{IdMatch, cceval_identifiers, remove_string_literals};
 pub use keywords::{cceval_keywords, is_cceval_keyword};
+pub use overlap::identifier_overlap;
 pub use passk::pass_at_k;
 pub use pyround::{round_half_even, round_to};
 pub use pystr::{splitlines, splitlines_keepends, strip, stripped_nonempty};

@@ -1,12 +1,13 @@
-//! The report of one run: per-group summaries, pairwise retriever comparisons and, for cases
-//! mined from history, EM and ES by line category, as one serializable value that the Markdown,
-//! JSON and HTML outputs all render.
+//! The report of one run: per-group summaries, pairwise retriever comparisons, for cases mined
+//! from history EM and ES by line category, and where each retriever's context comes from, as
+//! one serializable value that the Markdown, JSON and HTML outputs all render.
 
 use serde::Serialize;
 
 use super::bootstrap::Bootstrap;
 use super::category::{ByCategory, CategoryCell, by_category, category_comparisons};
 use super::compare::{Comparison, pairwise};
+use super::provenance::{Provenance, RetrieverProvenance, provenance};
 use super::summary::{GroupSummary, languages, retrievers, summarize};
 use crate::bench::runfile::reader::Run;
 use crate::bench::scoring::scale::{scale_note, sort_categories};
@@ -33,6 +34,10 @@ pub struct Report {
     /// Every two retrievers compared within each line category (`em` and `es`, B − A), each
     /// with its `category`.
     pub category_comparisons: Vec<Comparison>,
+    /// Where each retriever's chunks come from and EM / ES by identifier overlap,
+    /// `{retriever: {chunks, origins: {origin: share}, by_overlap: [{bucket, n, em, es}],
+    /// unmeasured}}`; empty when no record has them.
+    pub provenance: Provenance,
 }
 
 /// Summarizes and compares the retrievers of a run.
@@ -53,6 +58,7 @@ pub fn build_report(run: &Run, bootstrap: &Bootstrap) -> Report {
         comparisons: pairwise(&run.records, bootstrap),
         by_category: by_category(&run.records, bootstrap),
         category_comparisons: category_comparisons(&run.records, bootstrap),
+        provenance: provenance(&run.records),
     }
 }
 
@@ -74,6 +80,15 @@ impl Report {
             }
         }
         out
+    }
+
+    /// Each retriever's provenance, in the run's order of retrievers.
+    pub fn provenance_rows(&self) -> Vec<(&str, &RetrieverProvenance)> {
+        self.retrievers
+            .iter()
+            .filter_map(|r| self.provenance.get_key_value(r))
+            .map(|(r, p)| (r.as_str(), p))
+            .collect()
     }
 
     /// Whether `retriever` sees the reference in any of its records.

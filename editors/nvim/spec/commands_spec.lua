@@ -369,3 +369,24 @@ describe(':Crossfile replay of an EvoCodeBench case', function()
     assert.matches('unknown option settings=', notes[#notes].msg, 1, true)
   end)
 end)
+
+describe('the compare view', function()
+  it("shows each chunk's origin beside it and the overlap in the column header #quick", function()
+    local text = table.concat(require('crossfile.views').compare_text({
+      uri = 'file:///w/a.py', position = { line = 4, character = 2 }, caseId = 'c1', reference = 'abc',
+      results = {
+        { retriever = 'bm25', upperBound = false, overlap = 2 / 3, suggestion = 'abc', latencyMs = 10,
+          chunks = {
+            { path = 'pkg/near.py', uri = 'file:///w/pkg/near.py', startLine = 3, endLine = 12, score = 2.5, origin = 'same_dir' },
+            { path = 'lib/x.py', score = 1, origin = 'imported' },
+          } },
+        { retriever = 'none', upperBound = false, chunks = {}, suggestion = 'x', latencyMs = 3 },
+      },
+    }).lines, '\n')
+    assert.matches('## bm25  · overlap 0.67\n', text, 1, true)
+    assert.matches('    pkg/near.py:3-12 · same_dir  2.50\n', text, 1, true)
+    assert.matches('    lib/x.py · imported  1\n', text, 1, true)
+    -- No overlap without chunks; a chunk without an origin (crossfile.context's) shows none.
+    assert.matches('## none\n', text, 1, true)
+  end)
+end)

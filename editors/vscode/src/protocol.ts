@@ -77,6 +77,8 @@ export interface Chunk {
   startLine: number | null;
   endLine: number | null;
   score: number;
+  /** Compare only: where the chunk comes from relative to the cursor's file. */
+  origin?: 'same_file' | 'same_dir' | 'imported' | 'elsewhere';
   text?: string;
 }
 
@@ -103,6 +105,8 @@ export interface CompletionInfo {
 }
 
 export interface CompareResult extends CompletionInfo {
+  /** At a replayed case: the share (0–1) of the reference's identifiers the chunks hold. */
+  overlap?: number;
   diff?: DiffRun[];
   metrics?: Metrics;
   /** At an EvoCodeBench case's cursor: the body tested and how its tests ended. */

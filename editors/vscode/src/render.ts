@@ -10,7 +10,8 @@ function num(value: unknown, digits = 1): string {
 
 function chunkLink(c: Chunk): string {
   const lines = c.startLine !== null && c.endLine !== null ? `:${c.startLine}-${c.endLine}` : '';
-  const label = `${h(c.path)}${lines} <span class="muted">${num(c.score, 2)}</span>`;
+  const origin = c.origin ? ` · <span class="origin">${h(c.origin)}</span>` : '';
+  const label = `${h(c.path)}${lines}${origin} <span class="muted">${num(c.score, 2)}</span>`;
   if (!c.uri) return `<div class="chunk">${label}</div>`;
   return `<a class="chunk" href="#" data-uri="${h(c.uri)}" data-line="${c.startLine ?? 1}">${label}</a>`;
 }
@@ -54,7 +55,10 @@ ${message}<table class="tests">${rows}</table>${output}`;
 
 function column(r: CompareResult): string {
   const badge = r.upperBound ? ' <span class="badge" title="it sees the reference">upper bound</span>' : '';
-  const head = `<h2>${h(r.retriever)}${badge}</h2>`;
+  const overlap = r.overlap !== undefined
+    ? ` <span class="overlap" title="share of the reference's identifiers the chunks hold">overlap ${num(r.overlap, 2)}</span>`
+    : '';
+  const head = `<h2>${h(r.retriever)}${badge}${overlap}</h2>`;
   if (r.error) return `<div class="column${r.upperBound ? ' upper' : ''}" data-retriever="${h(r.retriever)}">${head}<div class="error">${h(r.error)}</div></div>`;
   return `<div class="column${r.upperBound ? ' upper' : ''}" data-retriever="${h(r.retriever)}">${head}
 <div class="chunks">${(r.chunks ?? []).map(chunkLink).join('') || '<div class="muted">no chunks</div>'}</div>

@@ -60,6 +60,25 @@ test('compare shows one column per retriever, marks upper bounds and renders the
   assert.match(body, /data-metric="es">66\.7</);
 });
 
+test('compare shows each chunk\'s origin beside it and the overlap in the column header', () => {
+  const body = compareBody({
+    uri: 'file:///w/a.py', position: { line: 4, character: 2 }, caseId: 'c1', reference: 'abc',
+    results: [
+      { retriever: 'bm25', upperBound: false, overlap: 0.6667, suggestion: 'abc', latencyMs: 10,
+        chunks: [
+          { path: 'pkg/near.py', uri: 'file:///w/pkg/near.py', startLine: 3, endLine: 12, score: 2.5, origin: 'same_dir' },
+          { path: 'lib/<x>.py', uri: null, startLine: null, endLine: null, score: 1, origin: 'imported' },
+        ] },
+      { retriever: 'none', upperBound: false, chunks: [], suggestion: 'x', latencyMs: 3 },
+    ],
+  });
+  assert.match(body, /pkg\/near\.py:3-12 · <span class="origin">same_dir<\/span>/);
+  assert.match(body, /lib\/&lt;x&gt;\.py · <span class="origin">imported<\/span>/);
+  assert.match(body, /<h2>bm25 <span class="overlap"[^>]*>overlap 0\.67<\/span><\/h2>/);
+  // No overlap without chunks: the header says nothing.
+  assert.match(body, /<h2>none<\/h2>/);
+});
+
 test('compare at an EvoCodeBench cursor shows each body, its tests and the failing output, escaped', () => {
   const outcome = (status, output) => ({
     status, passed: status === 'pass', firstFailure: status === 'pass' ? null : 't.py::test_a', message: null, secs: 1.5, recall: 0.5,

@@ -76,6 +76,11 @@ pub struct RunRecord {
     /// the other formats and in run files written before it was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category: Option<String>,
+    /// The share of the reference's distinct identifiers (CrossCodeEval's) that some retrieved
+    /// chunk holds, 0..1 ([`crate::metrics::identifier_overlap`]); `None` when the pair
+    /// retrieved nothing, the reference has no identifier, or the run file predates it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overlap: Option<f64>,
 }
 
 /// One sampled body of an execution-based case and its tests.
@@ -99,6 +104,11 @@ pub struct ChunkRef {
     pub start_line: Option<u32>,
     pub end_line: Option<u32>,
     pub score: f64,
+    /// Where the chunk comes from relative to the case's file ([`crate::retrieve::Origin`]'s
+    /// name: `same_file`, `same_dir`, `imported`, `elsewhere`); `None` in run files that predate
+    /// it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]

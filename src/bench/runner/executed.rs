@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 
-use super::{Named, Pool, RunPlan, complete_error, with_completion};
+use super::{Made, Named, Pool, RunPlan, complete_error, with_completion};
 use crate::backend::Sampling;
 use crate::bench::BenchError;
 use crate::bench::cases::evocodebench::ExecCase;
@@ -28,8 +28,9 @@ use crate::bench::scoring::execution::{ExecContext, run_samples};
 use crate::bench::scoring::recall::best_of_first;
 use crate::complete::{Completer, Completion};
 use crate::index::{Index, Snapshot};
+use crate::lang::Language;
 use crate::metrics::pass_at_k;
-use crate::retrieve::{Query, Retriever, RetrieverSpec};
+use crate::retrieve::{Origins, Query, Retriever, RetrieverSpec};
 
 /// EvoCodeBench cases and how their bodies are generated and tested.
 pub struct Executed<'a> {
@@ -76,6 +77,8 @@ pub(super) fn replay(
         }
     };
     let completer = exec_completer(completer, plan.max_new_tokens);
+    // The case's file and the files its imports name, once for all its retrievers.
+    let origins = Origins::new(snapshot, query);
     for (name, retriever) in todo {
         let pair = Pair {
             case,
@@ -83,6 +86,7 @@ pub(super) fn replay(
             retriever,
             snapshot,
             query,
+            origins: &origins,
         };
         let record = pair.run(plan, executed, &completer, pool.runtime);
         pool.write(&record)?;
@@ -97,6 +101,7 @@ struct Pair<'a> {
     retriever: &'a Arc<dyn Retriever>,
     snapshot: &'a Arc<Snapshot>,
     query: &'a Query,
+    origins: &'a Origins,
 }
 
 impl Pair<'_> {
@@ -190,7 +195,14 @@ impl Pair<'_> {
             self.query.reference.clone(),
             None,
         );
-        let mut record = with_completion(base, completer, first, total_ms);
+        let made = Made {
+            completer,
+            completion: first,
+            total_ms,
+            origins: self.origins,
+            language: Language::Python,
+        };
+        let mut record = with_completion(base, made);
         record.suggestion.clone_from(&owned[0]);
         record.metrics = if error.is_some() {
             BTreeMap::new()
@@ -240,5 +252,6 @@ fn base(
         samples: Vec::new(),
         settings: None,
         category: None,
+        overlap: None,
     }
 }

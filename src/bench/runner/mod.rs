@@ -35,7 +35,9 @@ use crate::bench::runfile::record::{
 use crate::bench::runfile::settings::RunSettings;
 use crate::complete::{CompleteError, Completer, Completion};
 use crate::index::{Index, IndexSettings, Progress};
-use crate::retrieve::{self, RetrieveSettings, Retriever, RetrieverSpec};
+use crate::lang::Language;
+use crate::metrics::identifier_overlap;
+use crate::retrieve::{self, Origins, RetrieveSettings, Retriever, RetrieverSpec};
 
 /// What to run.
 pub struct RunPlan<'a> {
@@ -243,15 +245,34 @@ impl Pool<'_, '_> {
     }
 }
 
-/// `base` with what completion `c` of `completer` was: its chunks, prompt, suggestion, backend,
-/// template and timings.
-fn with_completion(
-    base: RunRecord,
-    completer: &Completer,
-    c: Completion,
+/// What a pair's completion is recorded with, besides the record it fills in.
+struct Made<'a> {
+    completer: &'a Completer,
+    completion: Completion,
+    /// The pair's wall time, in milliseconds.
     total_ms: f64,
-) -> RunRecord {
+    /// Where chunks come from relative to the case's file (one per case, shared by its pairs).
+    origins: &'a Origins,
+    /// The case's language, whose identifiers the overlap counts.
+    language: Language,
+}
+
+/// `base` with what the completion was: its chunks (each with its origin), their identifier
+/// overlap with `base`'s reference, prompt, suggestion, backend, template and timings.
+fn with_completion(base: RunRecord, made: Made<'_>) -> RunRecord {
+    let Made {
+        completer,
+        completion: c,
+        total_ms,
+        origins,
+        language,
+    } = made;
     let t = &c.prompt.tokens;
+    let overlap = identifier_overlap(
+        language,
+        &base.reference,
+        c.hits.iter().map(|h| h.text.as_str()),
+    );
     RunRecord {
         chunks: c
             .hits
@@ -261,8 +282,10 @@ fn with_completion(
                 start_line: h.chunker.map(|_| h.lines.start + 1),
                 end_line: h.chunker.map(|_| h.lines.end),
                 score: h.score,
+                origin: Some(origins.of(&h.path).name().to_string()),
             })
             .collect(),
+        overlap,
         prompt_tokens: PromptTokenCounts {
             crossfile: t.crossfile,
             left: t.left,

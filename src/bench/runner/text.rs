@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 
-use super::{Named, Pool, RunPlan, complete_error, with_completion};
+use super::{Made, Named, Pool, RunPlan, complete_error, with_completion};
 use crate::bench::BenchError;
 use crate::bench::cases::Case;
 use crate::bench::layout::case_view::CaseView;
@@ -17,9 +17,9 @@ use crate::bench::runfile::record::{
     PromptTokenCounts, RUN_FORMAT, RunError, RunRecord, StageTimings,
 };
 use crate::bench::scoring::score;
-use crate::complete::{Completer, Completion};
+use crate::complete::Completer;
 use crate::index::{Index, Snapshot};
-use crate::retrieve::{Query, Retriever, RetrieverSpec};
+use crate::retrieve::{Origins, Query, Retriever, RetrieverSpec};
 
 /// Lays `case` out in `index` (or records why it cannot be, for every retriever in `todo`) and
 /// starts its completions in `pool`.
@@ -57,6 +57,8 @@ pub(super) fn replay(
         }
     };
     let completer = completer_for(completer, case, plan.max_new_tokens);
+    // The case's file and the files its imports name, once for all its retrievers.
+    let origins = Arc::new(Origins::new(&snapshot, &query));
     for (name, retriever) in todo {
         pool.wait_for_room()?;
         let task = Task {
@@ -66,6 +68,7 @@ pub(super) fn replay(
             completer: completer.clone(),
             snapshot: snapshot.clone(),
             query: query.clone(),
+            origins: origins.clone(),
             col,
             top_k: plan.top_k,
         };
@@ -94,6 +97,7 @@ struct Task {
     completer: Completer,
     snapshot: Arc<Snapshot>,
     query: Query,
+    origins: Arc<Origins>,
     /// The cursor's column, in characters.
     col: u32,
     top_k: usize,
@@ -119,9 +123,13 @@ impl Task {
                 ..scored(
                     &self.case,
                     &self.retriever_name,
-                    &self.completer,
-                    completion,
-                    total,
+                    Made {
+                        completer: &self.completer,
+                        completion,
+                        total_ms: total,
+                        origins: &self.origins,
+                        language: self.case.language,
+                    },
                 )
             },
             Err(e) => failed(&self.case, &self.retriever_name, complete_error(&e)),
@@ -129,14 +137,8 @@ impl Task {
     }
 }
 
-fn scored(
-    case: &Case,
-    retriever: &str,
-    completer: &Completer,
-    c: Completion,
-    total_ms: f64,
-) -> RunRecord {
-    let (metrics, error) = match score(case, &c.raw_suggestion) {
+fn scored(case: &Case, retriever: &str, made: Made<'_>) -> RunRecord {
+    let (metrics, error) = match score(case, &made.completion.raw_suggestion) {
         Ok(metrics) => (metrics, None),
         Err(e) => (
             BTreeMap::new(),
@@ -149,7 +151,7 @@ fn scored(
     RunRecord {
         metrics,
         error,
-        ..with_completion(failed(case, retriever, None), completer, c, total_ms)
+        ..with_completion(failed(case, retriever, None), made)
     }
 }
 
@@ -185,6 +187,7 @@ pub(super) fn failed(case: &Case, retriever: &str, error: Option<RunError>) -> R
         samples: Vec::new(),
         settings: None,
         category: case.category.map(|c| c.name().to_string()),
+        overlap: None,
     }
 }
 

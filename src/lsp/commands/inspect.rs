@@ -1,5 +1,6 @@
-//! `crossfile.compare` (every named retriever at one cursor, side by side; at an EvoCodeBench
-//! case's cursor each retriever's body is tested) and `crossfile.context` (what the last
+//! `crossfile.compare` (every named retriever at one cursor, side by side, each chunk with its
+//! origin; at a replayed case each column's identifier overlap with the reference, and at an
+//! EvoCodeBench case's cursor each retriever's body tested) and `crossfile.context` (what the last
 //! completion in a document was made from).
 
 use std::path::Path;
@@ -9,6 +10,7 @@ use tower_lsp::lsp_types::Url;
 
 use crate::bench::layout::evocodebench::body_of;
 use crate::bench::score;
+use crate::lang::Language;
 use crate::live::Done;
 use crate::lsp::completion::at_cursor::{self, CursorRequest};
 use crate::lsp::convert::position_of;
@@ -20,8 +22,9 @@ use crate::lsp::ext::{
 use crate::lsp::replay::harness_run::{run_tests, test_outcome};
 use crate::lsp::replay::session::Replayable;
 use crate::lsp::state::State;
+use crate::metrics::identifier_overlap;
 use crate::report::textdiff::{DiffOp, diff};
-use crate::retrieve::{Hit, RetrieverSpec};
+use crate::retrieve::{Hit, Origins, RetrieverSpec};
 
 /// The retrievers `args` names, checked (a bad one is the caller's bad argument).
 pub fn compare_specs(args: &CompareParams) -> Result<Vec<RetrieverSpec>, String> {
@@ -64,6 +67,21 @@ pub async fn compare(
     let engine = state.engine().await?;
     // The model is wanted here: an answer being replaced in the background gives way.
     state.requests.cancel_refresh();
+    // Resolving the file's imports reads every file of the snapshot: off the runtime.
+    let (snapshot, query) = (cursor.snapshot.clone(), cursor.query.clone());
+    let origins = tokio::task::spawn_blocking(move || Origins::new(&snapshot, &query))
+        .await
+        .map_err(|source| ServeError::Task {
+            what: "resolving the file's imports",
+            source,
+        })?;
+    // At a replayed case: its reference and language, for each column's identifier overlap.
+    let reference = cursor.case.as_ref().map(|c| reference_of(&c.case));
+    let language = match cursor.case.as_ref().map(|c| &c.case) {
+        Some(Replayable::Text(case)) => Some(case.language),
+        Some(Replayable::Exec(_)) => Some(Language::Python),
+        None => None,
+    };
     let mut results = Vec::new();
     for spec in &specs {
         let mut column = CompareColumn {
@@ -71,6 +89,7 @@ pub async fn compare(
             upper_bound: spec.is_upper_bound(),
             made: None,
             error: None,
+            overlap: None,
             diff: None,
             metrics: None,
             body: None,
@@ -78,7 +97,15 @@ pub async fn compare(
         };
         match at_cursor::complete(&cursor, &engine, Some(spec), &cancel).await {
             Ok(done) => {
-                column.made = Some(made_of(&done, Some(&cursor.folder.root), false));
+                let mut made = made_of(&done, Some(&cursor.folder.root), false);
+                for (chunk, hit) in made.chunks.iter_mut().zip(&done.completion.hits) {
+                    chunk.origin = Some(origins.of(&hit.path).name());
+                }
+                column.made = Some(made);
+                if let (Some(reference), Some(language)) = (&reference, language) {
+                    let chunks = done.completion.hits.iter().map(|h| h.text.as_str());
+                    column.overlap = identifier_overlap(language, reference, chunks);
+                }
                 let raw = &done.completion.raw_suggestion;
                 match cursor.case.as_ref().map(|c| &c.case) {
                     Some(Replayable::Text(case)) => {
@@ -110,7 +137,7 @@ pub async fn compare(
         uri: args.uri,
         position: args.position,
         case_id: cursor.case.as_ref().map(|c| c.id().to_string()),
-        reference: cursor.case.as_ref().map(|c| reference_of(&c.case)),
+        reference,
         results,
     })
 }
@@ -194,6 +221,7 @@ fn chunk_info(hit: &Hit, root: Option<&Path>, with_text: bool) -> ChunkInfo {
         start_line: hit.chunker.map(|_| hit.lines.start + 1),
         end_line: hit.chunker.map(|_| hit.lines.end),
         score: hit.score,
+        origin: None,
         text: with_text.then(|| hit.text.clone()),
     }
 }

@@ -28,13 +28,13 @@
 mod filters;
 mod leaks;
 pub(crate) mod leaves;
-mod modules;
 mod rule;
 
 use serde::Serialize;
 
 use crate::bench::cases::cceval::CcevalMetadata;
 use crate::index::{FileEntry, Snapshot};
+use crate::lang::modules;
 use crate::lang::{self, Language};
 use crate::seeded::SplitMix64;
 

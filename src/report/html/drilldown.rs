@@ -182,9 +182,14 @@ fn retriever_record<'a>(
                 (Some(start), Some(end)) => format!(":{start}-{end}"),
                 _ => String::new(),
             };
+            let origin = chunk
+                .origin
+                .as_deref()
+                .map(|o| format!(" · {}", escape(o)))
+                .unwrap_or_default();
             let _ = write!(
                 page,
-                "<li><code>{}{lines}</code> score {:.4}</li>",
+                "<li><code>{}{lines}</code> score {:.4}{origin}</li>",
                 escape(&chunk.path),
                 chunk.score
             );

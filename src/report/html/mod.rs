@@ -1,6 +1,7 @@
 //! The HTML report: one self-contained page (inline CSS, inline SVG charts, a few lines of
 //! inline script for filtering; nothing fetched) with the report's tables, charts, the results
-//! by line category of cases mined from history ([`categories`]) and the per-case drill-down.
+//! by line category of cases mined from history ([`categories`]), where the retrieved context
+//! comes from ([`provenance`]) and the per-case drill-down.
 
 use std::fmt::Write;
 
@@ -8,6 +9,7 @@ mod categories;
 mod charts;
 mod drilldown;
 mod markup;
+mod provenance;
 
 pub use markup::escape;
 use markup::swatch;
@@ -72,15 +74,22 @@ pub fn render_html(run: &Run, report: &Report) -> String {
     } else {
         " · <a href=\"#categories\">By category</a>"
     };
+    let provenance = if report.provenance.is_empty() {
+        ""
+    } else {
+        " · <a href=\"#provenance\">Context</a>"
+    };
     let _ = writeln!(
         page,
         "<nav><a href=\"#results\">Results</a> · <a href=\"#charts\">Charts</a> · \
-         <a href=\"#pairwise\">Pairwise</a>{by_category} · <a href=\"#cases\">Cases</a></nav>",
+         <a href=\"#pairwise\">Pairwise</a>{by_category}{provenance} · \
+         <a href=\"#cases\">Cases</a></nav>",
     );
     results(&mut page, report);
     charts_section(&mut page, report);
     pairwise(&mut page, report);
     categories::section(&mut page, report);
+    provenance::section(&mut page, report);
     drilldown::cases(&mut page, run, report);
     let _ = write!(page, "<script>{SCRIPT}</script>\n</body></html>\n");
     page

@@ -1,7 +1,7 @@
 //! Cases mined from history (`--format history`) through the real binary: a small repository as
 //! a parent commit left it and cases in two files its commit adds (absent from that tree), run
-//! with `none` and `bm25` and the small model, then `bench report` by line category. The
-//! fixture is shared with the language server's replay test.
+//! with `none` and `bm25` and the small model, then `bench report` by line category and by where
+//! the chunks come from. The fixture is shared with the language server's replay test.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -126,6 +126,7 @@ fn history_cases_run_in_the_parent_tree_and_report_by_category() {
         .collect();
     assert_eq!(records.len(), 2 * categories().values().sum::<usize>());
     let mut bm25_chunks = 0;
+    let mut origins: BTreeMap<&str, usize> = BTreeMap::new();
     for r in &records {
         let id = r["case_id"].as_str().expect("case_id");
         assert!(r["error"].is_null(), "{id}: {}", r["error"]);
@@ -156,11 +157,45 @@ fn history_cases_run_in_the_parent_tree_and_report_by_category() {
                 "{id}: {chunk} covers the hidden line"
             );
         }
+        // Each chunk's origin, relative to the case's file: `pkg/report/summary.py` imports
+        // `pkg.util`; `pkg/cli.py` shares `pkg/` with `pkg/util.py`.
+        let chunks = r["chunks"].as_array().expect("chunks");
+        for chunk in chunks {
+            let chunk_path = chunk["path"].as_str().expect("path");
+            let folder = |p: &str| p.rsplit_once('/').map_or("", |(f, _)| f).to_string();
+            let expected = if chunk_path == path {
+                "same_file"
+            } else if folder(chunk_path) == folder(path) {
+                "same_dir"
+            } else if (path, chunk_path) == ("pkg/report/summary.py", "pkg/util.py") {
+                "imported"
+            } else {
+                "elsewhere"
+            };
+            assert_eq!(chunk["origin"], expected, "{id}: {chunk}");
+            *origins.entry(expected).or_default() += 1;
+        }
+        // The identifier overlap: every reference here has identifiers, so a pair that
+        // retrieved something has one, in 0..=1.
+        match chunks.len() {
+            0 => assert!(r.get("overlap").is_none(), "{id}: {}", r["overlap"]),
+            _ => assert!(
+                r["overlap"]
+                    .as_f64()
+                    .is_some_and(|o| (0.0..=1.0).contains(&o)),
+                "{id}: {}",
+                r["overlap"]
+            ),
+        }
         if r["retriever"] == "bm25" {
-            bm25_chunks += r["chunks"].as_array().map_or(0, Vec::len);
+            bm25_chunks += chunks.len();
         }
     }
     assert!(bm25_chunks > 0, "bm25 found the tree's code");
+    assert!(
+        origins.contains_key("imported") && origins.contains_key("same_dir"),
+        "{origins:?}"
+    );
 
     // The report groups by category from the run file alone.
     let report = crossfile(
@@ -186,6 +221,50 @@ fn history_cases_run_in_the_parent_tree_and_report_by_category() {
         })
         .collect();
     assert_eq!(found, categories());
+    // Where bm25's context came from, from the run file alone; `none` retrieved nothing.
+    let provenance = report["provenance"].as_object().expect("provenance");
+    assert_eq!(
+        provenance.keys().collect::<Vec<_>>(),
+        ["bm25"],
+        "{provenance:?}"
+    );
+    let bm25 = &provenance["bm25"];
+    assert_eq!(bm25["chunks"].as_u64(), Some(bm25_chunks as u64));
+    let shares = bm25["origins"].as_object().expect("origins");
+    assert_eq!(shares.len(), 4, "{shares:?}");
+    let of = |origin: &str| shares[origin].as_f64().expect("a share");
+    for (origin, n) in &origins {
+        assert!(
+            (of(origin) - *n as f64 / bm25_chunks as f64).abs() < 1e-12,
+            "{origin}: {shares:?}"
+        );
+    }
+    let buckets = bm25["by_overlap"].as_array().expect("by_overlap");
+    let labels: Vec<&str> = buckets
+        .iter()
+        .filter_map(|b| b["bucket"].as_str())
+        .collect();
+    assert_eq!(
+        labels,
+        ["0", "(0, 0.25]", "(0.25, 0.5]", "(0.5, 0.75]", "(0.75, 1]"]
+    );
+    let bucketed: u64 = buckets.iter().filter_map(|b| b["n"].as_u64()).sum();
+    let bm25_pairs = categories().values().sum::<usize>() as u64;
+    assert_eq!(
+        bucketed + bm25["unmeasured"].as_u64().expect("unmeasured"),
+        bm25_pairs
+    );
+    for b in buckets {
+        match b["n"].as_u64() {
+            Some(0) => assert!(b["em"].is_null() && b["es"].is_null(), "{b}"),
+            _ => assert!(
+                b["es"]
+                    .as_f64()
+                    .is_some_and(|es| (0.0..=100.0).contains(&es)),
+                "{b}"
+            ),
+        }
+    }
     let compared = report["category_comparisons"].as_array().expect("list");
     assert_eq!(
         compared.len(),
@@ -223,6 +302,11 @@ fn history_cases_run_in_the_parent_tree_and_report_by_category() {
         markdown.contains("| committed | none (control) |"),
         "{markdown}"
     );
+    assert!(
+        markdown.contains("## Where the context comes from"),
+        "{markdown}"
+    );
     let page = std::fs::read_to_string(&html).expect("the page");
     assert!(page.contains("id=\"categories\"") && page.contains("by line category: es"));
+    assert!(page.contains("id=\"provenance\"") && page.contains("es by identifier overlap"));
 }

@@ -54,6 +54,7 @@ fn record(case: usize, language: &str, retriever: &str, quality: f64) -> RunReco
             start_line: Some(1),
             end_line: Some(10),
             score: 7.25 - quality,
+            origin: Some(["same_file", "same_dir", "imported", "elsewhere"][case % 4].into()),
         }],
         prompt_tokens: PromptTokenCounts {
             crossfile: 40,
@@ -79,6 +80,7 @@ fn record(case: usize, language: &str, retriever: &str, quality: f64) -> RunReco
         samples: Vec::new(),
         settings: None,
         category: None,
+        overlap: Some(quality),
     }
 }
 
@@ -499,6 +501,13 @@ fn html_report_renders_charts_in_headless_chromium() {
     let svgs = dom.matches("<svg").count();
     assert!(svgs >= 8, "{svgs} charts in the DOM");
     assert!(dom.contains("<rect x="), "bar marks");
+    for chart in [
+        "chunks by origin",
+        "em by identifier overlap",
+        "es by identifier overlap",
+    ] {
+        assert!(dom.contains(&format!("aria-label=\"{chart}")), "{chart}");
+    }
     assert!(dom.contains("class=\"whisker\" d=\"M"), "interval whiskers");
     assert!(dom.contains("<path d=\"M"), "path marks");
     assert!(

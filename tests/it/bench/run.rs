@@ -115,6 +115,14 @@ fn cceval_dev_replays_with_dataset_prompts_reproduced_and_no_leak() {
             // Leakage: no chunk of the case's own file covers the cursor's line (1-based).
             let line = r["line"].as_u64().expect("line") + 1;
             for chunk in r["chunks"].as_array().expect("chunks") {
+                // Every chunk has an origin, the case's own context (no lines) too.
+                let origin = chunk["origin"].as_str();
+                assert!(
+                    origin.is_some_and(|o| {
+                        ["same_file", "same_dir", "imported", "elsewhere"].contains(&o)
+                    }),
+                    "{id} {retriever}: {chunk}"
+                );
                 let (Some(start), Some(end)) =
                     (chunk["start_line"].as_u64(), chunk["end_line"].as_u64())
                 else {
@@ -128,12 +136,16 @@ fn cceval_dev_replays_with_dataset_prompts_reproduced_and_no_leak() {
         }
         let dataset = &runs["dataset"];
         let rg1 = &runs["bm25-cceval-rg1"];
-        let names = |r: &Value| -> Vec<(String, String)> {
+        // The shipped context's origins come from its paths alone, as the ranked chunks' do.
+        let names = |r: &Value| -> Vec<(String, String, String)> {
             r["chunks"]
                 .as_array()
                 .expect("chunks")
                 .iter()
-                .map(|c| (c["path"].to_string(), c["score"].to_string()))
+                .map(|c| {
+                    let (path, score) = (c["path"].to_string(), c["score"].to_string());
+                    (path, score, c["origin"].to_string())
+                })
                 .collect()
         };
         if names(dataset) == names(rg1) {

@@ -1,7 +1,8 @@
 //! What the editor clients ask of `crossfile serve` (real stdio, the embedded model, the DEV
 //! cases): `crossfile.listCases` for pickers, `crossfile.score` of the open buffer (what the user
 //! has between the case's unchanged contexts; raw when it is the server's own suggestion; an
-//! edited prefix or suffix refused), and `crossfile.compare`'s reference, diff and chunk URIs.
+//! edited prefix or suffix refused), and `crossfile.compare`'s reference, diff, chunk URIs and
+//! origins, and identifier overlap.
 
 use std::path::Path;
 
@@ -237,6 +238,10 @@ fn score_of_the_buffer_takes_what_the_user_has_between_the_unchanged_contexts() 
     }
     let chunks = results[0]["chunks"].as_array().expect("chunks");
     assert!(!chunks.is_empty(), "{compared}");
+    // The case's file (`tests/test_config/test_route.py`) imports `configzen.errors` and
+    // `configzen.model`; `bm25-cceval-rg1` leaves its own file out.
+    let case_path = opened.pointer("/case/path").and_then(Value::as_str);
+    assert_eq!(case_path, Some("tests/test_config/test_route.py"));
     for chunk in chunks {
         let (path, chunk_uri) = (chunk["path"].as_str(), chunk["uri"].as_str());
         let file = chunk_uri
@@ -246,7 +251,26 @@ fn score_of_the_buffer_takes_what_the_user_has_between_the_unchanged_contexts() 
             file.is_some_and(|f| f.is_file() && path.is_some_and(|p| f.ends_with(p))),
             "{chunk}"
         );
+        let path = path.unwrap_or("");
+        let origin = if path
+            .strip_prefix("tests/test_config/")
+            .is_some_and(|name| !name.contains('/'))
+        {
+            "same_dir"
+        } else if ["configzen/errors.py", "configzen/model.py"].contains(&path) {
+            "imported"
+        } else {
+            "elsewhere"
+        };
+        assert_eq!(chunk["origin"], origin, "{chunk}");
     }
+    // The identifier overlap of each column with the reference: only a column with chunks.
+    let overlap = results[0]["overlap"].as_f64();
+    assert!(
+        overlap.is_some_and(|o| (0.0..=1.0).contains(&o)),
+        "{compared}"
+    );
+    assert!(results[1].get("overlap").is_none(), "{compared}");
 
     // Scoring needs the case's own open file.
     let message = refused(

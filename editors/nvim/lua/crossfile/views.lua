@@ -61,7 +61,9 @@ local function chunks(b, list, with_text)
   end
   for _, ch in ipairs(list) do
     local lines = ch.startLine and (':%d-%d'):format(ch.startLine, ch.endLine) or ''
-    b.add(('    %s%s  %s'):format(ch.path or '?', lines, number(ch.score)), 'CrossfileChunk')
+    -- compare's chunks say where they come from: same_file, same_dir, imported or elsewhere.
+    local origin = type(ch.origin) == 'string' and (' · ' .. ch.origin) or ''
+    b.add(('    %s%s%s  %s'):format(ch.path or '?', lines, origin, number(ch.score)), 'CrossfileChunk')
     if ch.uri then b.links[#b.lines] = { uri = ch.uri, line = ch.startLine or 1 } end
     if with_text and ch.text then b.block(ch.text, '      │ ') end
   end
@@ -127,7 +129,9 @@ function M.compare_text(answer)
   end
   for _, r in ipairs(answer.results or {}) do
     b.add('')
-    b.add('## ' .. r.retriever .. (r.upperBound and '  [upper bound: it sees the reference]' or ''),
+    -- At a replayed case: the share of the reference's identifiers the chunks hold.
+    local overlap = type(r.overlap) == 'number' and ('  · overlap ' .. ('%.2f'):format(r.overlap)) or ''
+    b.add('## ' .. r.retriever .. (r.upperBound and '  [upper bound: it sees the reference]' or '') .. overlap,
       r.upperBound and 'CrossfileUpperBound' or 'CrossfileTitle')
     if r.error then
       b.add('  error: ' .. r.error)

@@ -1,0 +1,153 @@
+//! Where a retrieved chunk comes from, relative to the file being completed: that file itself, its
+//! folder, a module it imports, or elsewhere in the workspace.
+//!
+//! The first that applies, in this order: [`Origin::SameFile`] (the completion's own file),
+//! [`Origin::SameDir`] (another file of the same folder), [`Origin::Imported`] (a file one of the
+//! completion file's imports names, resolved against the workspace's files of its language family
+//! by [`Modules::files_named`]), [`Origin::Elsewhere`]. Only the path decides, so context a
+//! benchmark case ships (a path, no lines) has an origin too.
+
+use std::collections::HashSet;
+
+use super::Query;
+use crate::index::Snapshot;
+use crate::lang::{self, Import, Language, Modules};
+
+/// Where a chunk comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Origin {
+    /// The file being completed.
+    SameFile,
+    /// Another file of the completion file's folder.
+    SameDir,
+    /// A file of a module the completion file imports.
+    Imported,
+    /// Any other file.
+    Elsewhere,
+}
+
+impl Origin {
+    /// Every origin, in order of precedence.
+    pub const ALL: [Origin; 4] = [
+        Origin::SameFile,
+        Origin::SameDir,
+        Origin::Imported,
+        Origin::Elsewhere,
+    ];
+
+    /// The name run files, reports and the language server write: `same_file`, `same_dir`,
+    /// `imported`, `elsewhere`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Origin::SameFile => "same_file",
+            Origin::SameDir => "same_dir",
+            Origin::Imported => "imported",
+            Origin::Elsewhere => "elsewhere",
+        }
+    }
+
+    /// The origin [`Origin::name`] gives `name`.
+    pub fn from_name(name: &str) -> Option<Origin> {
+        Origin::ALL.into_iter().find(|o| o.name() == name)
+    }
+}
+
+/// The origins of chunks for one completion file: its path and the files its imports name.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Origins {
+    /// The completion file, workspace-relative.
+    path: String,
+    /// The workspace files its imports name (itself left out).
+    imported: HashSet<String>,
+}
+
+impl Origins {
+    /// The origins for `query`'s file in `snapshot`: its imports are those of the snapshot's
+    /// outline of it (the file as indexed for this query), or, when the snapshot lacks it, of
+    /// the query's own text; they are resolved against the snapshot's files of the same
+    /// language family.
+    pub fn new(snapshot: &Snapshot, query: &Query) -> Origins {
+        let Some(language) = query.language else {
+            return Origins::without_imports(&query.path);
+        };
+        let parsed;
+        let imports: &[Import] = match snapshot.file(&query.path) {
+            Some(entry) => &entry.outline.imports,
+            None => {
+                parsed = imports_of(language, &format!("{}{}", query.left, query.right));
+                &parsed
+            }
+        };
+        let files = snapshot.files().map(|f| (f.path.as_str(), f.language));
+        Origins::from_parts(&query.path, language, imports, files)
+    }
+
+    /// The origins for the file at `path` in `language` with `imports`, among `files` (each
+    /// workspace-relative, with its language; other language families are passed over).
+    pub fn from_parts<'f>(
+        path: &str,
+        language: Language,
+        imports: &[Import],
+        files: impl IntoIterator<Item = (&'f str, Language)>,
+    ) -> Origins {
+        let mut origins = Origins::without_imports(path);
+        if imports.is_empty() {
+            return origins;
+        }
+        let mut modules = Modules::default();
+        for (file, file_language) in files {
+            if file_language.name() == language.name() {
+                modules.add(file, file_language);
+            }
+        }
+        for import in imports {
+            for file in modules.files_named(import, path, language) {
+                if file != path {
+                    origins.imported.insert(file.to_owned());
+                }
+            }
+        }
+        origins
+    }
+
+    /// The origins for the file at `path` when nothing of its imports is known: same file,
+    /// same folder or elsewhere.
+    pub fn without_imports(path: &str) -> Origins {
+        Origins {
+            path: path.to_owned(),
+            imported: HashSet::new(),
+        }
+    }
+
+    /// Where a chunk of the file at `path` (workspace-relative) comes from.
+    pub fn of(&self, path: &str) -> Origin {
+        if path == self.path {
+            Origin::SameFile
+        } else if folder(path) == folder(&self.path) {
+            Origin::SameDir
+        } else if self.imported.contains(path) {
+            Origin::Imported
+        } else {
+            Origin::Elsewhere
+        }
+    }
+}
+
+/// The folder of a workspace-relative path (`""` for the root).
+fn folder(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(folder, _)| folder)
+}
+
+/// The imports of `text`, parsed as `language` (none past [`lang::MAX_PARSE_BYTES`]).
+fn imports_of(language: Language, text: &str) -> Vec<Import> {
+    if text.len() > lang::MAX_PARSE_BYTES {
+        return Vec::new();
+    }
+    lang::parse(language, text)
+        .map(|tree| lang::outline(language, text, &tree).imports)
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+#[path = "origin_tests.rs"]
+mod tests;
