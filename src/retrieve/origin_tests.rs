@@ -12,6 +12,22 @@ use crate::lang::{Import, Language};
 use crate::retrieve::Query;
 use crate::workspace::WorkspaceSettings;
 
+/// The index of the workspace at `root`, cached under `dir`.
+fn indexed(dir: &std::path::Path, root: &std::path::Path) -> Index {
+    let settings = IndexSettings {
+        cache_dir: dir.join("cache"),
+        bm25_chunker: crate::chunk::ChunkerKind::Fixed,
+        chunker: ChunkerSettings::default(),
+        workspace: WorkspaceSettings {
+            max_file_bytes: 1 << 20,
+        },
+        lock_wait_ms: 1_000,
+    };
+    Index::open_or_build(root, &settings, &Progress::none())
+        .expect("index")
+        .0
+}
+
 /// Writes the fixture, indexes it, and renders each file's origin for a cursor at its `$0` as
 /// `path  origin`, files in path order.
 fn check(fixture: &str, expect: Expect) {
@@ -20,16 +36,7 @@ fn check(fixture: &str, expect: Expect) {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path().join("ws");
     fixture.write(&root).expect("write");
-    let settings = IndexSettings {
-        cache_dir: dir.path().join("cache"),
-        bm25_chunker: crate::chunk::ChunkerKind::Fixed,
-        chunker: ChunkerSettings::default(),
-        workspace: WorkspaceSettings {
-            max_file_bytes: 1 << 20,
-        },
-        lock_wait_ms: 1_000,
-    };
-    let (index, _) = Index::open_or_build(&root, &settings, &Progress::none()).expect("index");
+    let index = indexed(dir.path(), &root);
     let snapshot = index.snapshot();
     let text = fixture.text(&cursor.path).expect("the cursor's file");
     let position = Position {
@@ -273,16 +280,7 @@ fn a_file_the_snapshot_lacks_gives_its_imports_from_the_query() {
     Fixture::parse("//- lib/store.py\nclass Store: ...\n//- lib/other.py\nx = 1\n")
         .write(&root)
         .expect("write");
-    let settings = IndexSettings {
-        cache_dir: dir.path().join("cache"),
-        bm25_chunker: crate::chunk::ChunkerKind::Fixed,
-        chunker: ChunkerSettings::default(),
-        workspace: WorkspaceSettings {
-            max_file_bytes: 1 << 20,
-        },
-        lock_wait_ms: 1_000,
-    };
-    let (index, _) = Index::open_or_build(&root, &settings, &Progress::none()).expect("index");
+    let index = indexed(dir.path(), &root);
     let text = "from lib.store import Store\n\nStore(";
     let query = Query::new("app/new.py", text, Position { line: 2, col: 6 }).expect("query");
     let origins = Origins::new(&index.snapshot(), &query);

@@ -16,7 +16,8 @@ use std::collections::HashMap;
 use super::rule::Cursor;
 use crate::terms::is_word_char;
 
-/// CrossCodeEval's bounds on a reference's tokens: 3 to 30.
+/// CrossCodeEval's bounds on a reference's tokens, 3 to 30, as issue 35 gives them (the code
+/// that built CrossCodeEval is not public).
 pub const CCEVAL_MIN_REFERENCE_TOKENS: usize = 3;
 /// See [`CCEVAL_MIN_REFERENCE_TOKENS`].
 pub const CCEVAL_MAX_REFERENCE_TOKENS: usize = 30;
