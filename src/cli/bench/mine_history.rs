@@ -47,6 +47,14 @@ pub struct BenchMineHistoryArgs {
     /// Most lines of a completion file (Long Code Arena's 2,000).
     #[arg(long, default_value_t = 2000)]
     pub max_lines: usize,
+    /// Leave out an added file when at least this share of its lines (trimmed, blank ones not
+    /// counted) is in a file its commit deletes or a same-named file of the parent tree: a move
+    /// or copy, whose lines the context already holds.
+    #[arg(long, default_value_t = 0.9, value_name = "SHARE")]
+    pub copy_similarity: f64,
+    /// Keep moved and copied files as cases.
+    #[arg(long)]
+    pub keep_copies: bool,
     /// Only these languages (python, java, typescript, csharp); repeat or separate by commas.
     #[arg(long = "language", value_delimiter = ',')]
     pub languages: Vec<String>,
@@ -71,6 +79,12 @@ pub fn run(args: &BenchMineHistoryArgs) -> anyhow::Result<()> {
             args.max_lines
         );
     }
+    if !(args.copy_similarity > 0.0 && args.copy_similarity <= 1.0) {
+        anyhow::bail!(
+            "--copy-similarity {}: a share above 0 and at most 1",
+            args.copy_similarity
+        );
+    }
     let since = args.since.as_deref().map(parse_day).transpose()?;
     let started = Instant::now();
     let settings = Settings::load_without_workspace(Options::default())?;
@@ -84,6 +98,7 @@ pub fn run(args: &BenchMineHistoryArgs) -> anyhow::Result<()> {
         max_lines: args.max_lines,
         languages: args.languages.clone(),
         max_file_bytes: settings.index.workspace.max_file_bytes,
+        copy_similarity: (!args.keep_copies).then_some(args.copy_similarity),
     };
     let progress = |message: &str| {
         let _ = writeln!(std::io::stderr().lock(), "mine-history: {message}");

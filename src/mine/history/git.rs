@@ -1,6 +1,6 @@
 //! A repository's history as the miner reads it, through gitoxide (`gix`): the commits reachable
-//! from HEAD, each non-merge commit's files added or changed against its parent, the parent's
-//! tree as a list of files, blobs, and that tree written out as a plain folder.
+//! from HEAD, each non-merge commit's files added, changed or deleted against its parent, the
+//! parent's tree as a list of files, blobs, and that tree written out as a plain folder.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -10,7 +10,7 @@ use gix::objs::tree::EntryKind;
 
 use super::HistoryError;
 
-/// A non-merge commit with one parent, and the files it adds or changes.
+/// A non-merge commit with one parent, and the files it adds, changes or deletes.
 #[derive(Clone, Debug)]
 pub struct Commit {
     pub id: ObjectId,
@@ -21,6 +21,12 @@ pub struct Commit {
     pub added: Vec<File>,
     /// Regular files whose content changed, by path.
     pub changed: Vec<File>,
+    /// The parent's versions of `changed` (the same paths, the parent's blobs): a file split out
+    /// of one of them is a move too.
+    pub replaced: Vec<File>,
+    /// Regular files of the parent that this commit removes (with their parent blobs), by path:
+    /// with `added`, a commit's moves.
+    pub deleted: Vec<File>,
 }
 
 /// A regular file of a tree: its path (`/`-separated) and blob.
@@ -107,6 +113,8 @@ impl Repo {
                 parent_tree: parent_tree.detach(),
                 added: changes.added,
                 changed: changes.changed,
+                replaced: changes.replaced,
+                deleted: changes.deleted,
             });
         }
         Ok(out)
@@ -141,9 +149,10 @@ impl Repo {
             Some(old) => self.entries(old)?,
             None => BTreeMap::new(),
         };
-        for (name, (kind, id)) in self.entries(new)? {
+        let after = self.entries(new)?;
+        for (name, &(kind, id)) in &after {
             let path = format!("{prefix}{name}");
-            let was = before.get(&name);
+            let was = before.get(name);
             match kind {
                 EntryKind::Tree => {
                     let old_tree = was
@@ -158,6 +167,10 @@ impl Repo {
                     match was {
                         Some((EntryKind::Blob | EntryKind::BlobExecutable, old_id)) => {
                             if *old_id != id {
+                                out.replaced.push(File {
+                                    path: file.path.clone(),
+                                    blob: *old_id,
+                                });
                                 out.changed.push(file);
                             }
                         }
@@ -165,6 +178,23 @@ impl Repo {
                     }
                 }
                 EntryKind::Link | EntryKind::Commit => {}
+            }
+        }
+        for (name, (kind, id)) in before {
+            let now = after.get(&name).map(|(k, _)| *k);
+            let path = format!("{prefix}{name}");
+            match kind {
+                EntryKind::Tree if now != Some(EntryKind::Tree) => {
+                    let mut gone = Changes::default();
+                    self.diff(None, id, &format!("{path}/"), &mut gone)?;
+                    out.deleted.extend(gone.added);
+                }
+                EntryKind::Blob | EntryKind::BlobExecutable
+                    if !matches!(now, Some(EntryKind::Blob | EntryKind::BlobExecutable)) =>
+                {
+                    out.deleted.push(File { path, blob: id });
+                }
+                _ => {}
             }
         }
         Ok(())
@@ -224,6 +254,8 @@ impl Repo {
 struct Changes {
     added: Vec<File>,
     changed: Vec<File>,
+    replaced: Vec<File>,
+    deleted: Vec<File>,
 }
 
 /// A tree path as a relative path that stays inside the folder it is written to (a repository

@@ -10,16 +10,19 @@
 //! The commits are those reachable from HEAD with one parent (merges skipped), newest first
 //! ([`git`]). A file qualifies when its language is one crossfile reads, it has
 //! [`HistoryParams::min_lines`] to [`HistoryParams::max_lines`] lines (Long Code Arena's 200 to
-//! 2,000), it is UTF-8 and within `workspace.max_file_bytes`, and it is not vendored, generated,
-//! minified, hidden or a declaration file ([`skip`]). Of the qualifying files, `files` are drawn
-//! (seeded); of each, `lines_per_file` target lines, taken in turn from each category present
-//! ([`category`]: committed, inproject, infile, common, non_informative, random), seeded.
+//! 2,000), it is UTF-8 and within `workspace.max_file_bytes`, it is not vendored, generated,
+//! minified, hidden or a declaration file ([`skip`]), and it is not a move or copy of a file the
+//! parent already has ([`copies`]). Of the qualifying files, `files` are drawn (seeded); of each,
+//! `lines_per_file` target lines, taken in turn from each category present ([`category`]:
+//! committed, inproject, infile, common, non_informative, random), seeded by the seed, the commit
+//! and the path, so a file gives the same lines whichever other files are drawn.
 //!
 //! Every choice is seeded and every order fixed, so the same repository, options and seed give
 //! the same bytes.
 
 mod category;
 mod common;
+mod copies;
 mod git;
 mod skip;
 
@@ -53,6 +56,9 @@ pub struct HistoryParams {
     pub languages: Vec<String>,
     /// Larger files are skipped, as the index skips them.
     pub max_file_bytes: u64,
+    /// An added file sharing at least this share of its lines with a file its commit deletes or
+    /// a same-named file of the parent tree is a move or copy and left out; `None` keeps them.
+    pub copy_similarity: Option<f64>,
 }
 
 /// The cases mined and what the walk found.
@@ -112,6 +118,7 @@ pub fn mine_history(
     };
     let mut candidates = Vec::new();
     for (at, commit) in commits.iter().enumerate() {
+        let mut sources = copies::Sources::new(&repo, commit);
         for file in &commit.added {
             let Some(language) = Language::from_path(Path::new(&file.path)) else {
                 continue;
@@ -121,15 +128,25 @@ pub fn mine_history(
             {
                 continue;
             }
-            match qualifies(&repo, file, params)? {
-                Ok(text) => candidates.push(Candidate {
-                    commit: at,
-                    file: file.clone(),
-                    language,
-                    text,
-                }),
-                Err(reason) => *mined.skipped.entry(reason).or_default() += 1,
+            let text = match qualifies(&repo, file, params)? {
+                Ok(text) => text,
+                Err(reason) => {
+                    *mined.skipped.entry(reason).or_default() += 1;
+                    continue;
+                }
+            };
+            if let Some(min) = params.copy_similarity
+                && sources.is_copy(file, &text, min)?
+            {
+                *mined.skipped.entry(COPY).or_default() += 1;
+                continue;
             }
+            candidates.push(Candidate {
+                commit: at,
+                file: file.clone(),
+                language,
+                text,
+            });
         }
     }
     mined.candidates = candidates.len();
@@ -195,13 +212,29 @@ pub fn mine_history(
                 project: project_names,
                 committed: &committed,
             };
-            let seed = params.seed ^ (mined.records.len() as u64).wrapping_mul(0x9e37_79b9);
+            let seed = file_seed(params.seed, &commit.id, &candidate.file.path);
             mined
                 .records
                 .extend(cases_of(candidate, &context, params.lines_per_file, seed));
         }
     }
     Ok(mined)
+}
+
+/// Why a move or copy is left out, as `skipped` counts it.
+const COPY: &str = "a move or copy of a file of the parent";
+
+/// The seed of one file's line draw: the run's seed, the commit and the path, so a file's lines
+/// stay the same when other files are drawn (`--files`, `--since` changed).
+fn file_seed(seed: u64, commit: &ObjectId, path: &str) -> u64 {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(&seed.to_le_bytes());
+    hasher.update(commit.as_bytes());
+    hasher.update(path.as_bytes());
+    let hash = hasher.finalize();
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&hash.as_bytes()[..8]);
+    u64::from_le_bytes(first)
 }
 
 /// Whether a file of a context tree is written out: a source file of a language crossfile

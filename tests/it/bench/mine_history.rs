@@ -63,7 +63,7 @@ fn history(repo: &Path) -> (String, String, String) {
     git(repo, &["commit", "-qm", "service"]);
     let commit = git(repo, &["rev-parse", "HEAD"]);
     git(repo, &["checkout", "-qb", "side"]);
-    write(repo, "pkg/side.py", &SERVICE.replace("run", "walk"));
+    write(repo, "pkg/side.py", &functions("side", 4));
     git(repo, &["add", "."]);
     git(repo, &["commit", "-qm", "side"]);
     git(repo, &["checkout", "-q", "main"]);
@@ -76,24 +76,29 @@ fn history(repo: &Path) -> (String, String, String) {
 }
 
 fn mine(repo: &Path, dir: &Path, out: &str) -> Value {
-    let out = dir.join(out);
-    let output = crossfile(
-        &[
-            "bench",
-            "mine-history",
-            &repo.to_string_lossy(),
-            "--out",
-            &out.to_string_lossy(),
-            "--repos-dir",
-            &dir.join("repos").to_string_lossy(),
-            "--min-lines",
-            "5",
-            "--lines-per-file",
-            "20",
-            "--json",
-        ],
-        dir,
-    );
+    mine_with(repo, dir, out, &[])
+}
+
+fn mine_with(repo: &Path, dir: &Path, out: &str, extra: &[&str]) -> Value {
+    let repo = repo.to_string_lossy();
+    let out = dir.join(out).to_string_lossy().into_owned();
+    let repos = dir.join("repos").to_string_lossy().into_owned();
+    let mut args = vec![
+        "bench",
+        "mine-history",
+        &repo,
+        "--out",
+        &out,
+        "--repos-dir",
+        &repos,
+        "--min-lines",
+        "5",
+        "--lines-per-file",
+        "20",
+        "--json",
+    ];
+    args.extend(extra);
+    let output = crossfile(&args, dir);
     assert!(
         output.status.success(),
         "{}",
@@ -209,6 +214,104 @@ fn lines_of_an_added_file_get_their_categories_and_the_parent_tree_as_context() 
         std::fs::read(dir.path().join("again.jsonl")).expect("second"),
         "the same bytes"
     );
+}
+
+/// A module of `n` small functions, each line its own.
+fn functions(prefix: &str, n: usize) -> String {
+    (0..n)
+        .map(|i| format!("def {prefix}_{i}(x):\n    return x * {i} + {}\n\n\n", i + 1))
+        .collect()
+}
+
+#[test]
+fn moved_and_copied_files_make_no_cases_unless_kept() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repo = dir.path().join("moves");
+    std::fs::create_dir_all(&repo).expect("mkdir");
+    git(&repo, &["init", "-q"]);
+    let engine = functions("step", 10);
+    write(&repo, "pkg/models.py", MODELS);
+    write(&repo, "pkg/engine.py", &engine);
+    let tools = functions("tool", 10);
+    write(&repo, "pkg/tools.py", &tools);
+    let big = functions("big", 10);
+    write(&repo, "app/big.py", &big);
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-qm", "first"]);
+    // A rename to another name with one of its 20 lines changed: 95 % the same.
+    let runner = engine.replace("return x * 0 + 1", "return x");
+    std::fs::remove_file(repo.join("pkg/engine.py")).expect("rm");
+    write(&repo, "core/runner.py", &runner);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-qm", "move"]);
+    // A copy under the same name in a new folder, the original kept; a sibling copied under
+    // another name; a file split out of one the commit changes.
+    write(&repo, "v2/runner.py", &runner);
+    write(&repo, "pkg/tools_copy.py", &tools);
+    write(&repo, "app/big.py", "from lib2.part import *\n");
+    write(&repo, "lib2/part.py", &big);
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-qm", "copy"]);
+    // A file of its own, and one sharing 16 of its 20 lines with a same-named file.
+    write(&repo, "pkg/fresh.py", &functions("fresh", 10));
+    let mut partly: String = runner.split_inclusive("\n\n\n").take(8).collect();
+    partly.push_str(&functions("other", 2));
+    write(&repo, "lib/runner.py", &partly);
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-qm", "new"]);
+
+    let paths = |out: &str| -> std::collections::BTreeSet<String> {
+        records(&dir.path().join(out))
+            .iter()
+            .map(|c| c["metadata"]["path"].as_str().expect("path").to_string())
+            .collect()
+    };
+    let summary = mine(&repo, dir.path(), "default.jsonl");
+    assert_eq!(
+        paths("default.jsonl"),
+        ["lib/runner.py", "pkg/fresh.py"].map(String::from).into(),
+        "{summary}"
+    );
+    assert_eq!(
+        summary["skipped"]["a move or copy of a file of the parent"], 4,
+        "{summary}"
+    );
+    let strict = mine_with(
+        &repo,
+        dir.path(),
+        "strict.jsonl",
+        &["--copy-similarity", "0.8"],
+    );
+    assert_eq!(
+        paths("strict.jsonl"),
+        ["pkg/fresh.py"].map(String::from).into(),
+        "{strict}"
+    );
+    let kept = mine_with(&repo, dir.path(), "kept.jsonl", &["--keep-copies"]);
+    assert_eq!(
+        paths("kept.jsonl"),
+        [
+            "core/runner.py",
+            "lib/runner.py",
+            "lib2/part.py",
+            "pkg/fresh.py",
+            "pkg/tools_copy.py",
+            "v2/runner.py"
+        ]
+        .map(String::from)
+        .into(),
+        "{kept}"
+    );
+    // A file's lines do not depend on which other files are drawn.
+    let lines_of = |out: &str| -> Vec<u64> {
+        records(&dir.path().join(out))
+            .iter()
+            .filter(|c| c["metadata"]["path"] == "pkg/fresh.py")
+            .map(|c| c["metadata"]["line"].as_u64().expect("line"))
+            .collect()
+    };
+    assert!(!lines_of("default.jsonl").is_empty());
+    assert_eq!(lines_of("default.jsonl"), lines_of("kept.jsonl"));
 }
 
 #[test]
