@@ -7,11 +7,13 @@ use std::path::Path;
 mod csharp;
 mod java;
 pub mod modules;
+mod namespaces;
 mod python;
 mod typescript;
 mod walk;
 
 pub use modules::Modules;
+pub use namespaces::namespaces;
 pub use walk::depth_first;
 
 /// A language crossfile understands. TSX is TypeScript with JSX; it has its own grammar.

@@ -4,8 +4,11 @@
 //! The first that applies, in this order: [`Origin::SameFile`] (the completion's own file),
 //! [`Origin::SameDir`] (another file of the same folder), [`Origin::Imported`] (a file one of the
 //! completion file's imports names, resolved against the workspace's files of its language family
-//! by [`Modules::files_named`]), [`Origin::Elsewhere`]. Only the path decides, so context a
-//! benchmark case ships (a path, no lines) has an origin too.
+//! by [`Modules::files_named`]), [`Origin::Elsewhere`]. What a Java or C# file sees without an
+//! import counts as imported too: its own package's classes in another source root
+//! (`src/test/java/org/a/` for `src/main/java/org/a/`), and the files of its namespace and each
+//! enclosing one ([`lang::namespaces`], resolved as a `using` of each). Only the path decides, so
+//! context a benchmark case ships (a path, no lines) has an origin too.
 
 use std::collections::HashSet;
 
@@ -70,28 +73,35 @@ impl Origins {
         let Some(language) = query.language else {
             return Origins::without_imports(&query.path);
         };
-        let parsed;
-        let imports: &[Import] = match snapshot.file(&query.path) {
-            Some(entry) => &entry.outline.imports,
+        let (imports, namespaces) = match snapshot.file(&query.path) {
+            Some(entry) => (
+                entry.outline.imports.clone(),
+                lang::namespaces(language, &entry.text),
+            ),
             None => {
-                parsed = imports_of(language, &format!("{}{}", query.left, query.right));
-                &parsed
+                let text = format!("{}{}", query.left, query.right);
+                (
+                    imports_of(language, &text),
+                    lang::namespaces(language, &text),
+                )
             }
         };
         let files = snapshot.files().map(|f| (f.path.as_str(), f.language));
-        Origins::from_parts(&query.path, language, imports, files)
+        Origins::from_parts(&query.path, language, &imports, &namespaces, files)
     }
 
-    /// The origins for the file at `path` in `language` with `imports`, among `files` (each
+    /// The origins for the file at `path` in `language` with `imports`, declaring `namespaces`
+    /// (a Java package, C# namespaces: [`lang::namespaces`]), among `files` (each
     /// workspace-relative, with its language; other language families are passed over).
     pub fn from_parts<'f>(
         path: &str,
         language: Language,
         imports: &[Import],
+        namespaces: &[String],
         files: impl IntoIterator<Item = (&'f str, Language)>,
     ) -> Origins {
         let mut origins = Origins::without_imports(path);
-        if imports.is_empty() {
+        if imports.is_empty() && namespaces.is_empty() {
             return origins;
         }
         let mut modules = Modules::default();
@@ -100,7 +110,15 @@ impl Origins {
                 modules.add(file, file_language);
             }
         }
-        for import in imports {
+        let implicit: Vec<Import> = namespaces
+            .iter()
+            .map(|module| Import {
+                line: 0,
+                module: module.clone(),
+                names: Vec::new(),
+            })
+            .collect();
+        for import in imports.iter().chain(&implicit) {
             for file in modules.files_named(import, path, language) {
                 if file != path {
                     origins.imported.insert(file.to_owned());

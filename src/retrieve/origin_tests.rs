@@ -166,7 +166,7 @@ class Deep {}
 package org.shop;
 class AppTest {}
 "#,
-        // A test of the same package in another root is another folder: elsewhere.
+        // A test of the same package in another root sees the package without an import.
         expect![[r#"
             src/main/java/org/shop/App.java  same_file
             src/main/java/org/shop/Config.java  same_dir
@@ -175,7 +175,7 @@ class AppTest {}
             src/main/java/org/shop/model/Item.java  imported
             src/main/java/org/shop/model/Price.java  elsewhere
             src/main/java/org/shop/util/Money.java  imported
-            src/test/java/org/shop/AppTest.java  elsewhere
+            src/test/java/org/shop/AppTest.java  imported
         "#]],
     );
 }
@@ -240,6 +240,32 @@ namespace Shop { class Cart {} }
 }
 
 #[test]
+fn csharp_enclosing_namespaces_are_seen_without_a_using() {
+    check(
+        r#"
+//- Web/Controllers/Home.cs
+namespace Shop.Web
+{
+    class Home { void Index() { $0 } }
+}
+//- Lib/Shop/Cart.cs
+namespace Shop { class Cart {} }
+//- Lib/Shop/Web/Routes.cs
+namespace Shop.Web { class Routes {} }
+//- Lib/Shop/Orders/Order.cs
+namespace Shop.Orders { class Order {} }
+"#,
+        // `Shop.Web` sees `Shop.Web` and `Shop`, not the sibling `Shop.Orders`.
+        expect![[r#"
+            Lib/Shop/Cart.cs  imported
+            Lib/Shop/Orders/Order.cs  elsewhere
+            Lib/Shop/Web/Routes.cs  imported
+            Web/Controllers/Home.cs  same_file
+        "#]],
+    );
+}
+
+#[test]
 fn precedence_and_names() {
     let import = |module: &str| Import {
         line: 0,
@@ -255,7 +281,7 @@ fn precedence_and_names() {
     ];
     // The file imports its own folder's module and itself: same_dir and same_file win.
     let imports = [import("a.near"), import("a.main"), import("b.far")];
-    let origins = Origins::from_parts("a/main.py", Language::Python, &imports, files);
+    let origins = Origins::from_parts("a/main.py", Language::Python, &imports, &[], files);
     let of = |path: &str| origins.of(path);
     assert_eq!(of("a/main.py"), Origin::SameFile);
     assert_eq!(of("a/near.py"), Origin::SameDir);
