@@ -6,7 +6,9 @@ Runs `nvim` (not headless: its TUI) in a pseudo-terminal of 150x40 cells, emulat
 the plugin set up against the real server and the embedded model. It replays the first DEV case,
 waits for the ghost text (the Lua API says when), and saves the screen as nvim-ghost.png; then
 `:Crossfile compare none bm25` (the plugin/ file defines it at startup), waited for, and
-nvim-compare.png; last, with the arena on (two arms), a function typed in a small workspace until
+nvim-compare.png; then an `inproject` case that `crossfile bench mine-history` mines from a
+two-commit repository made here, its category in the status line and the message,
+nvim-history.png; last, with the arena on (two arms), a function typed in a small workspace until
 the battle shows both suggestions, nvim-arena.png. The screen becomes an HTML page of coloured
 cells that Debian's Chromium photographs. Exits non-zero when a step does not happen in time.
 """
@@ -46,7 +48,7 @@ def lua_string(s):
     return json.dumps(s)  # a JSON string is a valid Lua string literal for these paths
 
 
-def init_lua(plugin, marks, settings, arena, arena_file):
+def init_lua(plugin, marks, settings, arena, arena_file, history):
     env = os.environ
     return f"""
 vim.opt.rtp:prepend({lua_string(plugin)})
@@ -101,6 +103,13 @@ vim.schedule(function()
     assert(vim.wait({STEP_SECONDS * 1000}, function() return not views.is_pending('compare') end, 100), 'no compare')
     vim.cmd.redraw({{ bang = true }})
     mark('compare')
+    vim.wait(1500)
+    -- A case mined from history: the status line and the message name its line's category.
+    vim.cmd('only')
+    cf.replay_sync({{ cases = {lua_string(history['cases'])}, repos = {lua_string(history['repos'])}, case = {history['case']} }})
+    assert(vim.wait({STEP_SECONDS * 1000}, function() return cf.suggestion(0) ~= nil end, 100), 'no ghost text at the history case')
+    vim.cmd.redraw({{ bang = true }})
+    mark('history')
     vim.wait(1500)
     arena_step()
   end)
@@ -157,6 +166,40 @@ def photograph(screen, out_png, tmp):
         check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
 
 
+def git(repo, *args):
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false",
+                    "-c", "init.defaultBranch=main", *args], cwd=repo, check=True, capture_output=True)
+
+
+def history(tmp):
+    """Cases mined by `bench mine-history` from a two-commit repository: the first the parent's
+    tree (a ledger class), the second adding a report that uses it. The case shown is an
+    `inproject` line."""
+    repo = os.path.join(tmp, "ledger")
+    files = [{"pkg/ledger.py": "class Ledger:\n    def __init__(self):\n        self.entries = []\n\n"
+                               "    def add(self, amount):\n        self.entries.append(amount)\n\n"
+                               "    def total(self):\n        return sum(self.entries)\n"},
+             {"pkg/report.py": "from pkg.ledger import Ledger\n\n\ndef monthly(amounts):\n"
+                               "    ledger = Ledger()\n    for amount in amounts:\n        ledger.add(amount)\n"
+                               "    total = ledger.total()\n    print(f\"total: {total}\")\n    return total\n"}]
+    os.makedirs(repo)
+    git(repo, "init", "-q")
+    for commit in files:
+        for path, text in commit.items():
+            os.makedirs(os.path.dirname(os.path.join(repo, path)), exist_ok=True)
+            with open(os.path.join(repo, path), "w", encoding="utf-8") as f:
+                f.write(text)
+        git(repo, "add", ".")
+        git(repo, "commit", "-qm", "next")
+    cases, repos = os.path.join(tmp, "history.jsonl"), os.path.join(tmp, "history-repos")
+    subprocess.run([os.environ["CROSSFILE_BIN"], "bench", "mine-history", repo, "--out", cases, "--repos-dir", repos,
+                    "--min-lines", "5", "--json"], check=True, capture_output=True)
+    with open(cases, encoding="utf-8") as f:
+        records = [json.loads(line) for line in f]
+    case = next(i for i, r in enumerate(records) if r["metadata"]["category"] == "inproject")
+    return {"cases": cases, "repos": repos, "case": case}
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -182,7 +225,7 @@ def main():
                                 {"retriever": "bm25", "prompt.max_new_tokens": 12}]}}
     init = os.path.join(tmp, "init.lua")
     with open(init, "w", encoding="utf-8") as f:
-        f.write(init_lua(plugin, marks, settings, arena, os.path.join(workspace, "app.py")))
+        f.write(init_lua(plugin, marks, settings, arena, os.path.join(workspace, "app.py"), history(tmp)))
 
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
@@ -220,6 +263,8 @@ def main():
         photograph(screen, os.path.join(out, "nvim-ghost.png"), tmp)
         wait_for("compare")
         photograph(screen, os.path.join(out, "nvim-compare.png"), tmp)
+        wait_for("history")
+        photograph(screen, os.path.join(out, "nvim-history.png"), tmp)
         wait_for("arena")
         photograph(screen, os.path.join(out, "nvim-arena.png"), tmp)
     finally:
@@ -231,7 +276,8 @@ def main():
             if subprocess.run(["rm", "-rf", tmp], check=False, stderr=subprocess.DEVNULL).returncode == 0:
                 break
             time.sleep(0.5)
-    print(f"screenshot: {out}/nvim-ghost.png {out}/nvim-compare.png {out}/nvim-arena.png", file=sys.stderr)
+    print(f"screenshot: {out}/nvim-ghost.png {out}/nvim-compare.png {out}/nvim-history.png {out}/nvim-arena.png",
+          file=sys.stderr)
 
 
 if __name__ == "__main__":
