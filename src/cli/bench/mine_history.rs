@@ -48,8 +48,8 @@ pub struct BenchMineHistoryArgs {
     #[arg(long, default_value_t = 2000)]
     pub max_lines: usize,
     /// Leave out an added file when at least this share of its lines (trimmed, blank ones not
-    /// counted) is in a file its commit deletes or a same-named file of the parent tree: a move
-    /// or copy, whose lines the context already holds.
+    /// counted) is in one file of the parent that its commit deletes or changes, or that has
+    /// its name or its folder: a move or copy, whose lines the context already holds.
     #[arg(long, default_value_t = 0.9, value_name = "SHARE")]
     pub copy_similarity: f64,
     /// Keep moved and copied files as cases.

@@ -56,8 +56,8 @@ pub struct HistoryParams {
     pub languages: Vec<String>,
     /// Larger files are skipped, as the index skips them.
     pub max_file_bytes: u64,
-    /// An added file sharing at least this share of its lines with a file its commit deletes or
-    /// a same-named file of the parent tree is a move or copy and left out; `None` keeps them.
+    /// An added file sharing at least this share of its lines with one of its likely sources in
+    /// the parent ([`copies`]) is a move or copy and left out; `None` keeps them.
     pub copy_similarity: Option<f64>,
 }
 
