@@ -13,7 +13,7 @@ mod typescript;
 mod walk;
 
 pub use modules::Modules;
-pub use namespaces::namespaces;
+pub use namespaces::{declares_namespaces, namespaces};
 pub use walk::depth_first;
 
 /// A language crossfile understands. TSX is TypeScript with JSX; it has its own grammar.

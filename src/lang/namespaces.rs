@@ -2,19 +2,22 @@
 //! A Java class sees every class of its own package; C# code sees the types of the namespace it
 //! is declared in and of each enclosing namespace (`A.B.C` sees `A.B` and `A`).
 
-use super::{Language, parse};
+use super::Language;
 
-/// What the file `text` declares and sees implicitly, as module paths: Java's `package` (one),
-/// C#'s namespaces (block or file-scoped, nested ones joined to their parents) each with every
-/// enclosing namespace, outermost last, without repeats. Empty for other languages and for a
-/// file that does not parse.
-pub fn namespaces(language: Language, text: &str) -> Vec<String> {
-    if !matches!(language, Language::Java | Language::CSharp) {
+/// Whether files of `language` declare packages or namespaces that [`namespaces`] reads (Java,
+/// C#): for the others it gives nothing, so a caller need not parse for it.
+pub fn declares_namespaces(language: Language) -> bool {
+    matches!(language, Language::Java | Language::CSharp)
+}
+
+/// What the file `text` (parsed as `tree`) declares and sees implicitly, as module paths: Java's
+/// `package` (one), C#'s namespaces (block or file-scoped, nested ones joined to their parents)
+/// each with every enclosing namespace, outermost last, without repeats. Empty for other
+/// languages.
+pub fn namespaces(language: Language, text: &str, tree: &tree_sitter::Tree) -> Vec<String> {
+    if !declares_namespaces(language) {
         return Vec::new();
     }
-    let Some(tree) = parse(language, text) else {
-        return Vec::new();
-    };
     let mut out = Vec::new();
     let root = tree.root_node();
     match language {
@@ -78,6 +81,11 @@ fn csharp(node: tree_sitter::Node<'_>, text: &str, prefix: &str, out: &mut Vec<S
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn namespaces(language: Language, text: &str) -> Vec<String> {
+        let tree = crate::lang::parse(language, text).expect("parses");
+        super::namespaces(language, text, &tree)
+    }
 
     #[test]
     fn java_gives_its_package() {

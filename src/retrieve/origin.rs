@@ -15,6 +15,7 @@ use std::collections::HashSet;
 use super::Query;
 use crate::index::Snapshot;
 use crate::lang::{self, Import, Language, Modules};
+use crate::workspace::relative_folder;
 
 /// Where a chunk comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -74,17 +75,10 @@ impl Origins {
             return Origins::without_imports(&query.path);
         };
         let (imports, namespaces) = match snapshot.file(&query.path) {
-            Some(entry) => (
-                entry.outline.imports.clone(),
-                lang::namespaces(language, &entry.text),
-            ),
-            None => {
-                let text = format!("{}{}", query.left, query.right);
-                (
-                    imports_of(language, &text),
-                    lang::namespaces(language, &text),
-                )
-            }
+            // The parse gives the namespaces; its imports are the outline's (the same text).
+            Some(entry) if lang::declares_namespaces(language) => declared(language, &entry.text),
+            Some(entry) => (entry.outline.imports.clone(), Vec::new()),
+            None => declared(language, &format!("{}{}", query.left, query.right)),
         };
         let files = snapshot.files().map(|f| (f.path.as_str(), f.language));
         Origins::from_parts(&query.path, language, &imports, &namespaces, files)
@@ -141,7 +135,7 @@ impl Origins {
     pub fn of(&self, path: &str) -> Origin {
         if path == self.path {
             Origin::SameFile
-        } else if folder(path) == folder(&self.path) {
+        } else if relative_folder(path) == relative_folder(&self.path) {
             Origin::SameDir
         } else if self.imported.contains(path) {
             Origin::Imported
@@ -151,19 +145,19 @@ impl Origins {
     }
 }
 
-/// The folder of a workspace-relative path (`""` for the root).
-fn folder(path: &str) -> &str {
-    path.rsplit_once('/').map_or("", |(folder, _)| folder)
-}
-
-/// The imports of `text`, parsed as `language` (none past [`lang::MAX_PARSE_BYTES`]).
-fn imports_of(language: Language, text: &str) -> Vec<Import> {
+/// The imports and the declared namespaces ([`lang::namespaces`]) of `text`, parsed once as
+/// `language`; none past [`lang::MAX_PARSE_BYTES`], as the index leaves such files unparsed.
+fn declared(language: Language, text: &str) -> (Vec<Import>, Vec<String>) {
     if text.len() > lang::MAX_PARSE_BYTES {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
-    lang::parse(language, text)
-        .map(|tree| lang::outline(language, text, &tree).imports)
-        .unwrap_or_default()
+    match lang::parse(language, text) {
+        Some(tree) => (
+            lang::outline(language, text, &tree).imports,
+            lang::namespaces(language, text, &tree),
+        ),
+        None => (Vec::new(), Vec::new()),
+    }
 }
 
 #[cfg(test)]

@@ -68,9 +68,27 @@ pub fn resolve_in_root(root: &Path, file: &Path) -> Result<(PathBuf, String), Wo
     Ok((resolved, rel))
 }
 
+/// The folder of a workspace-relative, `/`-separated path (`""` at the root).
+pub fn relative_folder(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(folder, _)| folder)
+}
+
+/// The last part of a workspace-relative, `/`-separated path.
+pub fn relative_file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_relative_path_splits_into_folder_and_file_name() {
+        assert_eq!(relative_folder("src/a/b.py"), "src/a");
+        assert_eq!(relative_folder("b.py"), "");
+        assert_eq!(relative_file_name("src/a/b.py"), "b.py");
+        assert_eq!(relative_file_name("b.py"), "b.py");
+    }
 
     #[test]
     fn paths_stay_inside_the_root() {

@@ -15,7 +15,7 @@ use gix::ObjectId;
 use super::HistoryError;
 use super::git::{Commit, File, Repo};
 use crate::lang::Language;
-use crate::workspace::normalize_newlines;
+use crate::workspace::{normalize_newlines, relative_file_name, relative_folder};
 
 /// What one commit's added files are compared with, each blob read once: the parent's versions
 /// of the files the commit deletes or changes (of the same language family), and the parent
@@ -61,12 +61,12 @@ impl<'a> Sources<'a> {
             let mut tree = Tree::default();
             for f in self.repo.files(self.commit.parent_tree)? {
                 tree.by_name
-                    .entry(file_name(&f.path).to_string())
+                    .entry(relative_file_name(&f.path).to_string())
                     .or_default()
                     .push(f.blob);
                 if Language::from_path(Path::new(&f.path)).is_some() {
                     tree.by_folder
-                        .entry(folder(&f.path).to_string())
+                        .entry(relative_folder(&f.path).to_string())
                         .or_default()
                         .push(f.blob);
                 }
@@ -75,8 +75,8 @@ impl<'a> Sources<'a> {
         }
         if let Some(tree) = &self.tree {
             for same in [
-                tree.by_name.get(file_name(&file.path)),
-                tree.by_folder.get(folder(&file.path)),
+                tree.by_name.get(relative_file_name(&file.path)),
+                tree.by_folder.get(relative_folder(&file.path)),
             ]
             .into_iter()
             .flatten()
@@ -132,16 +132,6 @@ pub fn line_similarity(added: &str, other: &str) -> f64 {
     }
 }
 
-/// The last part of a `/`-separated path.
-pub fn file_name(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
-}
-
-/// A `/`-separated path without its last part (`""` at the top).
-pub fn folder(path: &str) -> &str {
-    path.rsplit_once('/').map_or("", |(folder, _)| folder)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,13 +150,5 @@ mod tests {
     fn a_line_of_the_other_file_matches_once() {
         assert_eq!(line_similarity("}\n}\n}\n}\n", "}\n"), 0.25);
         assert_eq!(line_similarity("x\n", "x\nx\nx\n"), 1.0);
-    }
-
-    #[test]
-    fn a_path_splits_into_folder_and_file_name() {
-        assert_eq!(file_name("src/a/b.py"), "b.py");
-        assert_eq!(file_name("b.py"), "b.py");
-        assert_eq!(folder("src/a/b.py"), "src/a");
-        assert_eq!(folder("b.py"), "");
     }
 }

@@ -242,7 +242,7 @@ fn file_seed(seed: u64, commit: &ObjectId, path: &str) -> u64 {
 /// tree is read by retrieval, and a repository's other files (images, data, vendored archives)
 /// are most of its size.
 fn is_indexed(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
+    let name = crate::workspace::relative_file_name(path);
     Language::from_path(Path::new(path)).is_some() || matches!(name, ".gitignore" | ".ignore")
 }
 
