@@ -220,6 +220,19 @@ pub struct BenchModelArgs {
     /// Cursors for the end-to-end `complete` latency.
     #[arg(long, default_value_t = 10)]
     pub cursors: usize,
+    /// The GGUF measured (default: the catalogue's model --model-name, fetched).
+    #[arg(long, value_name = "GGUF")]
+    pub model: Option<PathBuf>,
+    /// A model of the catalogue to measure (model.name). --model wins over it.
+    #[arg(long, value_name = "NAME")]
+    pub model_name: Option<String>,
+    /// A draft GGUF sharing the model's vocabulary: llama-server is also measured with it as
+    /// `--model-draft` (speculative decoding), beside itself alone, on the same prompts.
+    #[arg(long, value_name = "GGUF", requires = "llama_server")]
+    pub draft: Option<PathBuf>,
+    /// Tokens the draft proposes at most per step (llama-server's --spec-draft-n-max).
+    #[arg(long, value_name = "N", default_value_t = 3, requires = "draft")]
+    pub draft_max: u32,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,

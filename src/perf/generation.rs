@@ -34,6 +34,10 @@ pub struct GenerationParams {
     pub new_tokens: u32,
     /// Cursors for the end-to-end `complete` latency.
     pub cursors: usize,
+    /// A draft GGUF: llama-server is also measured with it (`--model-draft`), beside itself.
+    pub draft: Option<PathBuf>,
+    /// Tokens the draft proposes at most per step.
+    pub draft_max: u32,
 }
 
 /// What `bench model` measured (`--json` prints it).
@@ -44,8 +48,12 @@ pub struct GenerationReport {
     pub prompts: usize,
     pub prompt_tokens: usize,
     pub new_tokens: u32,
+    /// The GGUF measured.
+    pub model: PathBuf,
     pub embedded: Throughput,
     pub llama_server: Option<ServerThroughput>,
+    /// llama-server with the draft model (`params.draft`), on the same prompts.
+    pub speculative: Option<Speculative>,
     /// Embedded over server throughput (NaN without a server).
     pub ratio_prompt: f64,
     pub ratio_generate: f64,
@@ -66,6 +74,21 @@ pub struct ServerThroughput {
     pub generate_tps: f64,
     /// `agreeing/prompts`.
     pub greedy_agreement: String,
+}
+
+/// llama-server decoding speculatively with a draft model, against itself alone.
+#[derive(Clone, Debug, Serialize)]
+pub struct Speculative {
+    pub draft: PathBuf,
+    pub draft_max: u32,
+    pub generate_tps: f64,
+    /// Over llama-server alone's generation throughput.
+    pub speedup: f64,
+    /// Tokens the draft proposed and the model accepted, over every prompt.
+    pub drafted: f64,
+    pub accepted: f64,
+    /// `equal/prompts`: greedy outputs equal to llama-server's alone.
+    pub equal_to_alone: String,
 }
 
 /// End-to-end `complete` over sampled cursors: medians by stage.
@@ -170,31 +193,52 @@ pub fn measure_generation(params: &GenerationParams) -> Result<GenerationReport,
 
     // The server starts first so that the two sides alternate prompt by prompt: load on the
     // machine then falls on both alike. One untimed warm-up each.
+    let model = crate::model::resolve(
+        &settings.model,
+        &settings.index.cache_dir,
+        &Progress::none(),
+    )?;
+    let start_server = |bin: &PathBuf, extra: &[&str]| {
+        runtime.block_on(LlamaServer::start(
+            bin,
+            &model,
+            settings.model.n_ctx,
+            settings.model.threads,
+            extra,
+        ))
+    };
     let llama = match &params.llama_server {
-        Some(bin) => {
-            let model = crate::model::resolve(
-                &settings.model,
-                &settings.index.cache_dir,
-                &Progress::none(),
-            )?;
-            Some(runtime.block_on(LlamaServer::start(
-                bin,
-                &model,
-                settings.model.n_ctx,
-                settings.model.threads,
-                &[],
-            ))?)
-        }
+        Some(bin) => Some(start_server(bin, &[])?),
         None => None,
+    };
+    let draft_max = params.draft_max.to_string();
+    let drafted = match (&params.llama_server, &params.draft) {
+        (Some(bin), Some(draft)) => {
+            let draft = draft.to_string_lossy();
+            Some(start_server(
+                bin,
+                &[
+                    "--model-draft",
+                    &draft,
+                    "--spec-type",
+                    "draft-simple",
+                    "--spec-draft-n-max",
+                    &draft_max,
+                ],
+            )?)
+        }
+        _ => None,
     };
     if let Some(warm) = prompts.first() {
         runtime.block_on(backend.generate(&request(warm), &cancel))?;
-        if let Some(llama) = &llama {
+        for llama in llama.iter().chain(&drafted) {
             runtime.block_on(llama.complete_with_timings(warm, params.new_tokens))?;
         }
     }
     let mut embedded = Speed::default();
     let mut server = Speed::default();
+    let mut speculative = Speed::default();
+    let (mut proposed, mut accepted, mut equal_to_alone) = (0.0, 0.0, 0);
     let mut agree = 0;
     for prompt in &prompts {
         let g = runtime.block_on(backend.generate(&request(prompt), &cancel))?;
@@ -218,8 +262,25 @@ pub fn measure_generation(params: &GenerationParams) -> Result<GenerationReport,
         } else {
             tracing::debug!(server = ?text, embedded = ?g.text, server_prompt_tokens = timings.prompt_n, embedded_prompt_tokens = ?g.prompt_tokens, "greedy outputs differ");
         }
+        let Some(drafted) = &drafted else { continue };
+        let (drafted_text, t) =
+            runtime.block_on(drafted.complete_with_timings(prompt, params.new_tokens))?;
+        speculative.add(Speed {
+            prompt_tokens: t.prompt_n,
+            prompt_ms: t.prompt_ms,
+            generated_tokens: t.predicted_n,
+            generate_ms: t.predicted_ms,
+        });
+        proposed += t.draft_n.unwrap_or(0.0);
+        accepted += t.draft_n_accepted.unwrap_or(0.0);
+        if drafted_text == text {
+            equal_to_alone += 1;
+        } else {
+            tracing::debug!(alone = ?text, drafted = ?drafted_text, "speculative output differs");
+        }
     }
     drop(llama);
+    drop(drafted);
 
     // End to end through the pipeline.
     let completer = Completer::new(&settings, backend.clone(), tokenizer.clone());
@@ -257,6 +318,20 @@ pub fn measure_generation(params: &GenerationParams) -> Result<GenerationReport,
         prompts: prompts.len(),
         prompt_tokens: params.prompt_tokens,
         new_tokens: params.new_tokens,
+        speculative: params
+            .draft
+            .clone()
+            .filter(|_| params.llama_server.is_some())
+            .map(|draft| Speculative {
+                draft,
+                draft_max: params.draft_max,
+                generate_tps: speculative.generate_tps(),
+                speedup: speculative.generate_tps() / server.generate_tps(),
+                drafted: proposed,
+                accepted,
+                equal_to_alone: format!("{equal_to_alone}/{}", prompts.len()),
+            }),
+        model,
         embedded: Throughput {
             prompt_tps: embedded.prompt_tps(),
             generate_tps: embedded.generate_tps(),

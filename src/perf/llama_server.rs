@@ -37,6 +37,9 @@ pub struct ServerTimings {
     pub prompt_ms: f64,
     pub predicted_n: f64,
     pub predicted_ms: f64,
+    /// With a draft model: tokens it proposed, and those the model accepted.
+    pub draft_n: Option<f64>,
+    pub draft_n_accepted: Option<f64>,
 }
 
 /// How long the server may take to load the model and answer its health check.
@@ -172,6 +175,8 @@ impl LlamaServer {
             prompt_ms: number("prompt_ms")?,
             predicted_n: number("predicted_n")?,
             predicted_ms: number("predicted_ms")?,
+            draft_n: t["draft_n"].as_f64(),
+            draft_n_accepted: t["draft_n_accepted"].as_f64(),
         };
         let text = value["content"]
             .as_str()

@@ -80,6 +80,40 @@ pub fn start(server: &Path, root: &Path, options: Value) -> Result<Served, PerfE
     })
 }
 
+/// Asks a started server (`crossfile.status`) what it runs and fails unless it is `backend` with
+/// the GGUF `model` loaded: a measurement must measure what it was told to, not a default.
+pub fn check_runs(client: &mut LspClient, model: &Path, backend: &str) -> Result<(), PerfError> {
+    let answer = client
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "crossfile.status", "arguments": []}),
+            SLOW,
+        )
+        .map_err(waiting("the server's status"))?;
+    let status = answer.get("result").cloned().unwrap_or(Value::Null);
+    let kind = status.pointer("/backend/kind").and_then(Value::as_str);
+    let file = status.pointer("/model/file").and_then(Value::as_str);
+    let same_file = |file: &str| {
+        let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+        canonical(Path::new(file)) == canonical(model)
+    };
+    if kind != Some(backend) || !file.is_some_and(same_file) {
+        return Err(PerfError::Unmeasurable(format!(
+            "the measured server runs backend {} with {}, not {backend} with {}",
+            kind.unwrap_or("?"),
+            file.unwrap_or("no model file"),
+            model.display()
+        )));
+    }
+    if backend == "embedded" && status.pointer("/model/loaded") != Some(&json!(true)) {
+        return Err(PerfError::Unmeasurable(format!(
+            "the measured server has not loaded {}",
+            model.display()
+        )));
+    }
+    Ok(())
+}
+
 /// The GGUF a measured server loads: `model`, else the settings' or the default model (fetched
 /// with `fetching` if it is missing). Every backend counts tokens with a GGUF's vocabulary, and a
 /// server told where it is never fetches it again into a private cache dir.

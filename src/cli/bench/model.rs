@@ -2,25 +2,35 @@
 
 use std::io::Write;
 
-use crossfile::config::Settings;
+use crossfile::config::{ModelOptions, Options, Settings};
 use crossfile::perf::{GenerationParams, measure_generation};
 
 use super::super::args::BenchModelArgs;
 
 pub fn run(args: &BenchModelArgs) -> anyhow::Result<()> {
+    let flags = Options {
+        model: Some(ModelOptions {
+            path: args.model.clone(),
+            name: args.model_name.clone(),
+            ..ModelOptions::default()
+        }),
+        ..Options::default()
+    };
     let report = measure_generation(&GenerationParams {
         root: args.root.clone(),
-        settings: Settings::load(&args.root)?,
+        settings: Settings::load_with(&args.root, flags)?,
         llama_server: args.llama_server.clone(),
         prompts: args.prompts,
         prompt_tokens: args.prompt_tokens,
         new_tokens: args.new_tokens,
         cursors: args.cursors,
+        draft: args.draft.clone(),
+        draft_max: args.draft_max,
     })?;
     if args.json {
         return super::super::print_json(&serde_json::to_value(&report)?);
     }
-    let mut out = String::new();
+    let mut out = format!("model {}\n", report.model.display());
     out.push_str(&format!(
         "embedded     prompt {:.1} tok/s, generation {:.1} tok/s ({} prompts of {} tokens, {} new tokens, {} threads)\n",
         report.embedded.prompt_tps,
@@ -38,6 +48,19 @@ pub fn run(args: &BenchModelArgs) -> anyhow::Result<()> {
             report.ratio_prompt,
             report.ratio_generate,
             server.greedy_agreement
+        ));
+    }
+    if let Some(spec) = &report.speculative {
+        out.push_str(&format!(
+            "llama-server with --model-draft {} (at most {} a step): generation {:.1} tok/s, {:.2}x llama-server alone; {:.0} of {:.0} drafted tokens accepted ({:.0}%); greedy outputs equal to llama-server alone's {}\n",
+            spec.draft.display(),
+            spec.draft_max,
+            spec.generate_tps,
+            spec.speedup,
+            spec.accepted,
+            spec.drafted,
+            100.0 * spec.accepted / spec.drafted,
+            spec.equal_to_alone
         ));
     }
     let complete = &report.complete;

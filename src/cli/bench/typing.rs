@@ -111,10 +111,11 @@ pub fn run(args: &BenchTypingArgs) -> anyhow::Result<()> {
         return super::super::print_json(&serde_json::to_value(&report)?);
     }
     let mut out = format!(
-        "workspace {} · {} places · seed {} · n_ctx {}\n\n",
+        "workspace {} · {} places · seed {} · model {} · n_ctx {}\n\n",
         report.workspace.display(),
         report.sessions,
         report.seed,
+        report.model.display(),
         report.n_ctx
     );
     let columns: Vec<&Measured> = std::iter::once(&report.measured)

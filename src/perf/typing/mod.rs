@@ -25,7 +25,7 @@ mod script;
 mod session;
 mod verify;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -87,6 +87,8 @@ pub struct TypingReport {
     pub sessions: usize,
     pub seed: u64,
     pub n_ctx: u32,
+    /// The GGUF both servers loaded (each was asked which it runs: `crossfile.status`).
+    pub model: PathBuf,
     /// The measured server.
     #[serde(flatten)]
     pub measured: Measured,
@@ -270,6 +272,7 @@ pub fn measure_typing(
         sessions: places.len(),
         seed: params.seed,
         n_ctx,
+        model,
         measured,
         fresh,
         reuse_off,
@@ -291,12 +294,22 @@ fn type_into(
     say: &dyn Fn(&str),
 ) -> Result<(Measured, Vec<verify::Recorded>, Vec<AnsweredPause>), PerfError> {
     let started = std::time::Instant::now();
+    let asked = |pointer: &str| {
+        options
+            .pointer(pointer)
+            .and_then(Value::as_str)
+            .map(String::from)
+    };
+    let (model, kind) = (asked("/model/path"), asked("/backend/kind"));
     let mut served = serve_child::start(&params.server, &params.workspace, options)?;
     say(&format!(
         "{backend}: indexed in {:.1} s ({})",
         served.index_s, served.indexed
     ));
     session::warm_up(&mut served.client, &places[0], SLOW)?;
+    if let (Some(model), Some(kind)) = (model, kind) {
+        serve_child::check_runs(&mut served.client, Path::new(&model), &kind)?;
+    }
     let pid = served.pid;
     let memory = move || -> Result<(f64, f64), PerfError> {
         let mut rss = 0.0;
@@ -410,8 +423,10 @@ fn censored_percentiles(latencies: &[Option<f64>]) -> Percentiles {
 }
 
 /// `extra`'s keys set over `base`'s, objects merged key by key.
+/// No extra options (`null`) leave `base` as it is.
 fn merge(base: &mut Value, extra: &Value) {
     match (base, extra) {
+        (_, Value::Null) => {}
         (Value::Object(base), Value::Object(extra)) => {
             for (key, value) in extra {
                 merge(base.entry(key.clone()).or_insert(Value::Null), value);
@@ -444,6 +459,19 @@ mod tests {
         let all = censored_percentiles(&[Some(5.0)]);
         assert_eq!((all.p50, all.p99), (Some(5.0), Some(5.0)));
         assert_eq!(censored_percentiles(&[]).p50, None);
+    }
+
+    #[test]
+    fn no_extra_options_keep_every_option() {
+        // `--server-options` not given is `null`: the model, context and backend stay (they
+        // were all dropped once, and the server measured its default model instead).
+        let options = json!({"model": {"path": "m", "n_ctx": 4096}, "backend": {"kind": "x"}});
+        let mut merged = options.clone();
+        merge(&mut merged, &Value::Null);
+        assert_eq!(merged, options);
+        // A null inside extra options changes nothing either.
+        merge(&mut merged, &json!({"model": null}));
+        assert_eq!(merged, options);
     }
 
     #[test]

@@ -13,6 +13,8 @@ mod mine;
 mod mine_functions;
 mod mine_history;
 #[cfg(feature = "embedded")]
+mod model;
+#[cfg(feature = "embedded")]
 pub mod perf_harness;
 mod report;
 mod run;

@@ -32,6 +32,13 @@ fn typing_is_measured_through_the_server_and_through_llama_server() {
     assert!(output.status.success(), "{stderr}");
     let report: Value = serde_json::from_slice(&output.stdout).expect("one JSON document");
     assert_eq!(report["sessions"], 2, "{report}");
+    // The model given is the one measured: the servers were asked which GGUF they run (the
+    // measured server once ran its default model whatever `--model` said).
+    assert_eq!(
+        report["model"].as_str().map(std::path::PathBuf::from),
+        Some(small_model()),
+        "{report}"
+    );
     for side in [&report, &report["anchor"]] {
         let count = |key: &str| {
             side[key]
