@@ -131,6 +131,7 @@ mod tests {
             fallback: None,
             read_ahead: None,
             sampling: None,
+            likelihood_of: None,
         }
     }
 

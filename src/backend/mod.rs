@@ -125,6 +125,10 @@ pub struct GenerateRequest {
     /// the default). The same request with the same seed draws the same tokens from the
     /// embedded backend; a server may or may not honour the seed.
     pub sampling: Option<Sampling>,
+    /// A text whose likelihood as the prompt's continuation is wanted beside the answer (a
+    /// benchmark case's reference): [`Generation::likelihood`]. Only the embedded backend
+    /// computes it, for an exact request (`reuse_kv` false); others leave it `None`.
+    pub likelihood_of: Option<String>,
 }
 
 /// Where the text after an answer's leading line break starts, when only blanks come before
@@ -174,6 +178,20 @@ pub struct Generation {
     /// The answer is [`GenerateRequest::fallback`]'s, not `prompt`'s (then `prompt_tokens` and
     /// `reused_tokens` are the fallback's too).
     pub from_fallback: bool,
+    /// [`GenerateRequest::likelihood_of`]'s likelihood, when the backend computed it.
+    pub likelihood: Option<Likelihood>,
+}
+
+/// How likely the model finds a text as the continuation of a prompt: one read of the prompt
+/// and the text's tokens, no sampling (the measure Long Code Arena chose its context composers
+/// by, as perplexity).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Likelihood {
+    /// The mean over the text's tokens of each token's natural-log probability given the prompt
+    /// and the tokens before it (≤ 0; perplexity is `exp(-mean_logprob)`).
+    pub mean_logprob: f64,
+    /// The text's tokens (its own tokenization, appended to the prompt's).
+    pub tokens: u32,
 }
 
 /// A way of generating text.

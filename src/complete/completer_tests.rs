@@ -14,6 +14,7 @@ fn generation(text: &str) -> Generation {
         reused_tokens: None,
         out_of_time: false,
         from_fallback: false,
+        likelihood: None,
     }
 }
 

@@ -127,6 +127,9 @@ pub struct Completer {
     /// Live prompts' right context: the rest of the cursor's line and this many lines below
     /// (`None`: all the budget allows).
     right_lines: Option<usize>,
+    /// A text whose likelihood as the answer is measured beside it (a case's reference,
+    /// [`GenerateRequest::likelihood_of`]).
+    likelihood_of: Option<String>,
 }
 
 impl Completer {
@@ -156,6 +159,7 @@ impl Completer {
             fallback: true,
             sampling: None,
             right_lines: None,
+            likelihood_of: None,
         }
     }
 
@@ -195,6 +199,13 @@ impl Completer {
     /// fill-in-the-middle prompt's changed tail short.
     pub fn with_live_right_lines(mut self, lines: Option<usize>) -> Completer {
         self.right_lines = lines;
+        self
+    }
+
+    /// The same completer also measuring how likely the model finds `text` as the answer
+    /// ([`crate::backend::Generation::likelihood`]; a benchmark case's reference).
+    pub fn with_likelihood_of(mut self, text: Option<String>) -> Completer {
+        self.likelihood_of = text;
         self
     }
 
@@ -539,6 +550,7 @@ impl Completer {
             fallback: None,
             read_ahead: None,
             sampling: self.sampling,
+            likelihood_of: self.likelihood_of.clone(),
         }
     }
 }

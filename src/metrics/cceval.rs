@@ -1,5 +1,6 @@
 //! CrossCodeEval's per-completion metrics (`process_examples` and `compute_metric_stmt`).
 
+use super::chrf::chrf;
 use super::difflib::fuzz_ratio;
 use super::edit::indel_distance;
 use super::identifiers::{IdMatch, cceval_identifiers};
@@ -38,6 +39,8 @@ pub struct CcevalScores {
     pub es: f64,
     /// The same with python-Levenshtein installed (InDel ratio); reported under its own name.
     pub es_with_python_levenshtein: f64,
+    /// sacrebleu's chrF (0..=100) of the same two texts ([`chrf`]): not CrossCodeEval's.
+    pub chrf: f64,
     /// Identifiers of `scored_prediction`, in order, duplicates kept.
     pub pred_ids: Vec<String>,
     /// Identifiers of `scored_groundtruth`.
@@ -69,6 +72,7 @@ pub fn cceval_metrics(input: &CcevalInput<'_>) -> CcevalScores {
             &scored_prediction,
             &scored_groundtruth,
         ),
+        chrf: chrf(&scored_prediction, &scored_groundtruth),
         id_em: pred_ids == target_ids,
         id_precision: ids.precision(),
         id_recall: ids.recall(),

@@ -6,6 +6,8 @@
 //! - RepoEval ([`repoeval_metrics`], [`repoeval_by_repository`]): RepoCoder's EM and ES.
 //! - Retrieved context: [`identifier_overlap`], the share of a reference's identifiers that
 //!   the retrieved chunks hold (after CrossCodeEval §3.5).
+//! - chrF ([`chrf`]): sacrebleu's character n-gram F-score, beside EM and ES on every line and
+//!   body scored against its reference (not an official metric of these benchmarks).
 //! - General: [`levenshtein`], [`sentence_bleu`], [`pass_at_k`], [`recall_at_k`].
 //!
 //! "Exactly" means character for character on Python `str` semantics (code points, Unicode
@@ -17,6 +19,7 @@
 mod aggregate;
 mod bleu;
 mod cceval;
+mod chrf;
 mod difflib;
 mod edit;
 mod identifiers;
@@ -37,6 +40,7 @@ pub use cceval::{
     CcevalInput, CcevalScores, cceval_em, cceval_es, cceval_es_with_python_levenshtein,
     cceval_metrics, remove_comments,
 };
+pub use chrf::chrf;
 pub use difflib::{Match, SequenceMatcher, fuzz_ratio};
 pub use edit::{indel_distance, levenshtein};
 pub use identifiers::{IdMatch, cceval_identifiers, remove_string_literals};

@@ -11,6 +11,8 @@ pub struct RepoevalScores {
     pub em: bool,
     /// Edit similarity 0..=1 ([`repoeval_es`]).
     pub es: f64,
+    /// sacrebleu's chrF (0..=100) of the two texts ES compares (not RepoCoder's metric).
+    pub chrf: f64,
 }
 
 /// Both RepoEval metrics of `prediction` against `groundtruth`.
@@ -23,9 +25,11 @@ pub fn repoeval_metrics(
     prediction: &str,
     groundtruth: &str,
 ) -> Result<RepoevalScores, MetricsError> {
+    let (predicted, target) = lines(prediction, groundtruth);
     Ok(RepoevalScores {
         em: repoeval_em(prediction, groundtruth),
         es: repoeval_es(prediction, groundtruth)?,
+        chrf: super::chrf::chrf(&predicted.join("\n"), &target.join("\n")),
     })
 }
 

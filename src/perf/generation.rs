@@ -189,6 +189,7 @@ pub fn measure_generation(params: &GenerationParams) -> Result<GenerationReport,
         fallback: None,
         read_ahead: None,
         sampling: None,
+        likelihood_of: None,
     };
 
     // The server starts first so that the two sides alternate prompt by prompt: load on the

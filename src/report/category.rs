@@ -18,7 +18,7 @@ use crate::bench::runfile::record::RunRecord;
 use crate::bench::scoring::scale::{display_value, sort_categories};
 
 /// The metrics shown by category.
-pub const CATEGORY_METRICS: [&str; 2] = ["em", "es"];
+pub const CATEGORY_METRICS: [&str; 3] = ["em", "es", "chrf"];
 
 /// One retriever's records of one category.
 #[derive(Clone, Debug, Serialize)]
@@ -31,8 +31,11 @@ pub struct CategoryCell {
     /// `None` when nothing was scored.
     pub em: Option<f64>,
     pub es: Option<f64>,
+    /// sacrebleu's chrF, 0..100 (absent from run files written before it was recorded).
+    pub chrf: Option<f64>,
     pub em_ci: Option<Interval>,
     pub es_ci: Option<Interval>,
+    pub chrf_ci: Option<Interval>,
 }
 
 /// `{category: {retriever: cell}}`; empty when no record has a category.
@@ -79,23 +82,25 @@ fn cell(group: &[&RunRecord], bootstrap: &Bootstrap) -> CategoryCell {
         .copied()
         .filter(|r| r.error.is_none())
         .collect();
-    let [em, es] = CATEGORY_METRICS.map(|metric| {
+    let [em, es, chrf] = CATEGORY_METRICS.map(|metric| {
         scored
             .iter()
             .filter_map(|r| display_value(r, metric))
             .collect::<Vec<f64>>()
     });
-    let [em_ci, es_ci] = match bootstrap.mean_intervals(&[&em, &es])[..] {
-        [em_ci, es_ci] => [em_ci, es_ci],
-        _ => [None, None],
+    let [em_ci, es_ci, chrf_ci] = match bootstrap.mean_intervals(&[&em, &es, &chrf])[..] {
+        [em_ci, es_ci, chrf_ci] => [em_ci, es_ci, chrf_ci],
+        _ => [None, None, None],
     };
     CategoryCell {
         n: scored.len(),
         errors: group.len() - scored.len(),
         em: mean(&em),
         es: mean(&es),
+        chrf: mean(&chrf),
         em_ci,
         es_ci,
+        chrf_ci,
     }
 }
 

@@ -154,7 +154,7 @@ fn provenance_section(out: &mut String, report: &Report) {
     }
 }
 
-/// EM and ES by line category (cases mined from history), per retriever, then every two
+/// EM, ES and chrF by line category (cases mined from history), per retriever, then every two
 /// retrievers within each category; nothing when no record has a category.
 fn categories_section(out: &mut String, report: &Report) {
     if report.by_category.is_empty() {
@@ -169,9 +169,9 @@ fn categories_section(out: &mut String, report: &Report) {
     );
     let _ = writeln!(
         out,
-        "| category | retriever | n | errors | em | em 95% CI | es | es 95% CI |"
+        "| category | retriever | n | errors | em | em 95% CI | es | es 95% CI | chrf | chrf 95% CI |"
     );
-    let _ = writeln!(out, "|---|---|---:|---:|---:|---|---:|---|");
+    let _ = writeln!(out, "|---|---|---:|---:|---:|---|---:|---|---:|---|");
     // Only history records carry a category.
     let decimals = display_decimals("history");
     let value = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.decimals$}"));
@@ -183,7 +183,7 @@ fn categories_section(out: &mut String, report: &Report) {
     for (category, retriever, c) in report.category_cells() {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             cell(category),
             retriever_cell(retriever, report.is_upper_bound(retriever)),
             c.n,
@@ -191,7 +191,9 @@ fn categories_section(out: &mut String, report: &Report) {
             value(c.em),
             interval(c.em_ci),
             value(c.es),
-            interval(c.es_ci)
+            interval(c.es_ci),
+            value(c.chrf),
+            interval(c.chrf_ci)
         );
     }
     if report.category_comparisons.is_empty() {

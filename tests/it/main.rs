@@ -5,6 +5,7 @@ mod arena;
 mod backends;
 mod bad_input;
 mod bench;
+mod chrf_reference;
 mod cli;
 mod config;
 mod hostile;

@@ -115,11 +115,13 @@ pub fn workspace_chunks(name: &str, exts: &[&str]) -> Vec<String> {
         .collect()
 }
 
-const PIP_HINT: &str = "pip install nltk==3.8.1 rank-bm25";
+const PIP_HINT: &str = "pip install nltk==3.8.1 rank-bm25 sacrebleu==2.6.0";
 
-/// Fails the test, saying what to install, unless `python3` has NLTK 3.8.1 and rank-bm25.
+/// Fails the test, saying what to install, unless `python3` has NLTK 3.8.1, rank-bm25 and
+/// sacrebleu 2.6.0.
 pub fn require_python_reference() {
-    let check = "import nltk, rank_bm25; assert nltk.__version__ == '3.8.1', nltk.__version__";
+    let check = "import nltk, rank_bm25, sacrebleu; assert nltk.__version__ == '3.8.1', \
+                 nltk.__version__; assert sacrebleu.__version__ == '2.6.0', sacrebleu.__version__";
     match Command::new("python3").args(["-c", check]).output() {
         Ok(out) if out.status.success() => {}
         Ok(out) => panic!(

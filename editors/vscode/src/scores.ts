@@ -15,12 +15,13 @@ const BENCHMARKS: Record<string, { name: string; headline: string }> = {
 };
 
 /** Metric names as the benchmarks' papers print them. */
-const LABELS: Record<string, string> = { es: 'ES', em: 'EM', id_em: 'ID EM', id_f1: 'ID F1' };
+const LABELS: Record<string, string> = { es: 'ES', em: 'EM', chrf: 'chrF', id_em: 'ID EM', id_f1: 'ID F1' };
 
 /** The metrics whose scale is 0–100 (percentages); every other metric is 0–1 or a count. */
 const PERCENT: Record<string, Set<string>> = {
-  cceval: new Set(['es', 'em', 'id_em', 'id_f1']),
-  history: new Set(['es', 'em', 'id_em', 'id_f1']),
+  cceval: new Set(['es', 'em', 'chrf', 'id_em', 'id_f1']),
+  history: new Set(['es', 'em', 'chrf', 'id_em', 'id_f1']),
+  repoeval: new Set(['chrf']),
 };
 
 /** The status bar's place of a replayed case, `case 3/70`, and its category when it has one: `case 3/70 · inproject`. */

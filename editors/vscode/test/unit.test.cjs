@@ -222,6 +222,9 @@ test("scores are shown in each benchmark's own scale, named: CrossCodeEval ES 0-
 
   assert.equal(metricsLine('cceval', { em: 0, es: 71.42857, id_em: 0, id_f1: 33.333 }), 'EM 0 · ES 71.4 · ID EM 0 · ID F1 33.3');
   assert.equal(metricsLine('repoeval', { em: 0, es: 0.7142857 }), 'EM 0 · ES 0.714');
+  // chrF is sacrebleu's 0–100 in every benchmark.
+  assert.equal(metricsLine('cceval', { es: 71.42857, chrf: 55.55555 }), 'ES 71.4 · chrF 55.6');
+  assert.equal(metricsLine('repoeval', { es: 0.7142857, chrf: 55.55555 }), 'ES 0.714 · chrF 55.6');
   assert.equal(metricsLine('evocodebench', { 'pass@1': 0, 'recall@1': 0.5 }), 'pass@1 0 · recall@1 0.5');
   assert.equal(metricsLine('cceval', { es: { error: 'boom' } }), 'ES not computed (boom)');
   assert.equal(metricsLine('cceval', { error: 'no reference' }), 'not scored: no reference');

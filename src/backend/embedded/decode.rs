@@ -9,6 +9,7 @@ use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 
+use super::likelihood::Scoring;
 use super::text::Text;
 use super::worker::{Job, WorkerConfig};
 use super::{argmax, ms, reuse};
@@ -170,6 +171,18 @@ impl Decode<'_, '_> {
             self.decode_chunk(&mut batch, tokens, chunk, exact)?;
         }
         generation.prompt_ms = Some(ms(prompt_start));
+        // An exact request may ask how likely a text is as the answer: its first token from the
+        // prompt's last logits, read now, the rest once the answer is done.
+        let scoring = match &job.request.likelihood_of {
+            Some(text) if !live => {
+                let text_tokens = self.model.vocab().tokenize(text.as_bytes(), false, false);
+                let fits = tokens.len() + text_tokens.len()
+                    <= usize::try_from(self.config.n_ctx).unwrap_or(usize::MAX);
+                let logits = self.slot.ctx.get_logits_ith(batch.n_tokens() - 1);
+                Scoring::start(text_tokens, logits).filter(|_| fits)
+            }
+            _ => None,
+        };
         self.answer(
             &mut batch,
             tokens.len(),
@@ -177,7 +190,51 @@ impl Decode<'_, '_> {
             0,
             job,
             generation,
-        )
+        )?;
+        if let Some(scoring) = scoring {
+            generation.likelihood = Some(self.score_rest(tokens.len(), scoring, cancel)?);
+        }
+        Ok(())
+    }
+
+    /// The rest of a text's likelihood after its first token: the answer's tokens leave the
+    /// cache, the text's tokens but its last are read after the prompt in batches, logits for
+    /// each, and each gives the next token's log-probability.
+    fn score_rest(
+        &mut self,
+        prompt_len: usize,
+        mut scoring: Scoring,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> Result<crate::backend::Likelihood, BackendError> {
+        let position =
+            u32::try_from(prompt_len).map_err(|_| self.error(format!("position {prompt_len}")))?;
+        self.slot
+            .ctx
+            .kv_cache_seq_rm(0, Some(position), None)
+            .map_err(|e| self.error(format!("scoring the reference: {e}")))?;
+        self.slot.tokens.truncate(prompt_len);
+        let read = scoring.tokens.len().saturating_sub(1);
+        let batch_len = PROMPT_CHUNK.min(usize::try_from(self.config.n_ctx).unwrap_or(1));
+        let mut batch = LlamaBatch::new(batch_len, 1);
+        for start in (0..read).step_by(batch_len) {
+            if cancel.is_cancelled() {
+                return Err(BackendError::Cancelled);
+            }
+            let end = (start + batch_len).min(read);
+            batch.clear();
+            for at in start..end {
+                self.add(&mut batch, scoring.tokens[at], prompt_len + at, true)?;
+            }
+            self.slot
+                .ctx
+                .decode(&mut batch)
+                .map_err(|e| self.error(format!("scoring the reference: {e}")))?;
+            for (row, at) in (start..end).enumerate() {
+                let row = i32::try_from(row).unwrap_or(i32::MAX);
+                scoring.add(at + 1, self.slot.ctx.get_logits_ith(row));
+            }
+        }
+        Ok(scoring.finish())
     }
 
     /// Generates the rest of a greedy answer this live slot was cut from by its time budget

@@ -17,6 +17,7 @@
 //! not), so it counts one more token than [`Tokenizer::count`] for such models.
 
 mod decode;
+mod likelihood;
 mod reuse;
 mod text;
 mod tokenizer;

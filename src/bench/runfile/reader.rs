@@ -143,11 +143,13 @@ fn torn_warning(path: &Path, line: usize, why: &str) -> String {
 }
 
 /// Whether a per-case metric can have `value`: exact matches and identifier scores lie in
-/// [0, 1], edit similarities in [0, 100] (CrossCodeEval's scale; RepoEval's is [0, 1]).
+/// [0, 1], edit similarities and chrF in [0, 100] (CrossCodeEval's scale; RepoEval's ES is in
+/// [0, 1]), a log-probability at most 0.
 fn metric_in_range(name: &str, value: f64) -> bool {
     match name {
         "em" | "id_em" | "id_precision" | "id_recall" | "id_f1" => (0.0..=1.0).contains(&value),
-        "es" | "es_with_python_levenshtein" => (0.0..=100.0).contains(&value),
+        "es" | "es_with_python_levenshtein" | "chrf" => (0.0..=100.0).contains(&value),
+        crate::bench::scoring::LOGPROB => value <= 0.0,
         _ => true,
     }
 }

@@ -16,7 +16,7 @@ use crate::bench::layout::{LaidOut, completer_for, lay_out};
 use crate::bench::runfile::record::{
     PromptTokenCounts, RUN_FORMAT, RunError, RunRecord, StageTimings,
 };
-use crate::bench::scoring::score;
+use crate::bench::scoring::{LOGPROB, score};
 use crate::complete::Completer;
 use crate::index::{Index, Snapshot};
 use crate::retrieve::{Origins, Query, Retriever, RetrieverSpec};
@@ -108,6 +108,8 @@ impl Task {
         let started = Instant::now();
         let outcome = self
             .completer
+            .clone()
+            .with_likelihood_of(Some(self.case.reference.clone()))
             .complete(
                 self.snapshot,
                 self.query,
@@ -138,8 +140,15 @@ impl Task {
 }
 
 fn scored(case: &Case, retriever: &str, made: Made<'_>) -> RunRecord {
+    let likelihood = made.completion.generation.likelihood;
     let (metrics, error) = match score(case, &made.completion.raw_suggestion) {
-        Ok(metrics) => (metrics, None),
+        Ok(mut metrics) => {
+            // The reference's likelihood, where the backend measured it (the embedded one).
+            if let Some(l) = likelihood.filter(|l| l.mean_logprob.is_finite()) {
+                metrics.insert(LOGPROB.to_string(), l.mean_logprob);
+            }
+            (metrics, None)
+        }
         Err(e) => (
             BTreeMap::new(),
             Some(RunError {

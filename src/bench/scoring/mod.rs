@@ -11,4 +11,9 @@ mod text;
 mod typed;
 
 pub use text::{ScoreTable, score, score_predictions};
+
+/// The per-case metric holding the reference's likelihood as the answer: the mean natural-log
+/// probability per token the model gave the reference after the prompt (≤ 0, higher is likelier;
+/// [`crate::backend::Likelihood`]). Recorded where the backend measures it (the embedded one).
+pub const LOGPROB: &str = "logprob";
 pub use typed::{common_prefix, common_suffix, typed_between};

@@ -6,7 +6,16 @@ use crate::bench::cases::history::Category;
 use crate::bench::runfile::record::RunRecord;
 
 /// The metrics of the benchmarks, in the order tables show them; others follow by name.
-const METRIC_ORDER: &[&str] = &["em", "es", "id_em", "id_precision", "id_recall", "id_f1"];
+const METRIC_ORDER: &[&str] = &[
+    "em",
+    "es",
+    "chrf",
+    "logprob",
+    "id_em",
+    "id_precision",
+    "id_recall",
+    "id_f1",
+];
 
 /// The factor a stored metric is multiplied by for display, the benchmark's own reporting scale:
 /// CrossCodeEval's `results.json` shows `em` and the identifier metrics ×100 and `es` as stored
@@ -24,6 +33,7 @@ pub fn display_max(format: &str, metric: &str) -> Option<f64> {
     match (format, metric) {
         ("cceval" | "history", m) if METRIC_ORDER.contains(&m) => Some(100.0),
         ("repoeval", "em" | "es") => Some(1.0),
+        ("repoeval", "chrf") => Some(100.0),
         ("evocodebench", m) if m.starts_with("pass@") || m.starts_with("recall@") => Some(1.0),
         _ => None,
     }
@@ -42,13 +52,15 @@ pub fn display_decimals(format: &str) -> usize {
 pub fn scale_note(format: &str) -> String {
     match format {
         "cceval" => "cceval: em and id_* ×100 (0..100) as in CrossCodeEval's results.json; \
-                     es as scored (0..100)"
+                     es as scored (0..100); chrf as sacrebleu scores it (0..100)"
             .to_string(),
         "history" => "history: scored as CrossCodeEval lines, em and id_* ×100 (0..100), es as \
-                      scored (0..100)"
+                      scored (0..100), chrf as sacrebleu scores it (0..100)"
             .to_string(),
         "repoeval" => {
-            "repoeval: em and es as 0..1, as RepoCoder's compute_score.py prints them".to_string()
+            "repoeval: em and es as 0..1, as RepoCoder's compute_score.py prints them; chrf as \
+             sacrebleu scores it (0..100)"
+                .to_string()
         }
         "evocodebench" => "evocodebench: pass@k and recall@k as 0..1, each pair's value the \
                            case's unbiased estimate over its samples (so the mean is the \

@@ -8,7 +8,8 @@ use crate::metrics::{CcevalInput, CcevalScores, MetricsError, cceval_metrics, re
 /// The case's metrics for `prediction` — the raw model output, since the benchmarks' scripts
 /// cut it themselves — named as the benchmark's scripts name them: CrossCodeEval `em`, `es`,
 /// `id_em`, `id_precision`, `id_recall`, `id_f1` (and `es_with_python_levenshtein`), and the same
-/// for history cases, which are CrossCodeEval lines; RepoEval `em`, `es`.
+/// for history cases, which are CrossCodeEval lines; RepoEval `em`, `es`; and for both `chrf`
+/// (sacrebleu's chrF of the texts ES compares, 0..100), which neither benchmark's scripts have.
 pub fn score(case: &Case, prediction: &str) -> Result<BTreeMap<String, f64>, MetricsError> {
     let bool_value = |b: bool| if b { 1.0 } else { 0.0 };
     let pairs: Vec<(&str, f64)> = match case.format {
@@ -18,6 +19,7 @@ pub fn score(case: &Case, prediction: &str) -> Result<BTreeMap<String, f64>, Met
                 ("em", bool_value(s.em)),
                 ("es", s.es),
                 ("es_with_python_levenshtein", s.es_with_python_levenshtein),
+                ("chrf", s.chrf),
                 ("id_em", bool_value(s.id_em)),
                 ("id_precision", s.id_precision),
                 ("id_recall", s.id_recall),
@@ -26,7 +28,7 @@ pub fn score(case: &Case, prediction: &str) -> Result<BTreeMap<String, f64>, Met
         }
         CaseFormat::Repoeval => {
             let s = repoeval_metrics(prediction, &case.reference)?;
-            vec![("em", bool_value(s.em)), ("es", s.es)]
+            vec![("em", bool_value(s.em)), ("es", s.es), ("chrf", s.chrf)]
         }
     };
     Ok(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())

@@ -66,6 +66,7 @@ pub fn compare_fresh(
         fallback: None,
         read_ahead: None,
         sampling: None,
+        likelihood_of: None,
     };
     let mut fresh = Fresh {
         compared: 0,

@@ -1,4 +1,4 @@
-//! The page's "By line category" section, for runs of cases mined from history: EM and ES per
+//! The page's "By line category" section, for runs of cases mined from history: EM, ES and chrF per
 //! category and retriever (a table with intervals and a bar chart per metric, categories as the
 //! groups), then every two retrievers compared within each category.
 
@@ -23,7 +23,8 @@ pub fn section(page: &mut String, report: &Report) {
         "<h2 id=\"categories\">By line category</h2>\n<p>Cases mined from history, by the \
          category of their line (Long Code Arena's, in its order of precedence): <i>n</i> counts \
          scored cases; means with 95% intervals.</p>\n<table><thead><tr><th>category</th>\
-         <th>retriever</th><th>n</th><th>errors</th><th>em</th><th>es</th></tr></thead><tbody>\n",
+         <th>retriever</th><th>n</th><th>errors</th><th>em</th><th>es</th><th>chrf</th></tr>\
+         </thead><tbody>\n",
     );
     let cells = report.category_cells();
     let value = |v: Option<f64>, ci: Option<Interval>| match v {
@@ -43,14 +44,15 @@ pub fn section(page: &mut String, report: &Report) {
     for (category, retriever, c) in &cells {
         let _ = writeln!(
             page,
-            "<tr><td>{}</td><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             escape(category),
             swatch(report, retriever),
             retriever_label(retriever, report.is_upper_bound(retriever)),
             c.n,
             c.errors,
             value(c.em, c.em_ci),
-            value(c.es, c.es_ci)
+            value(c.es, c.es_ci),
+            value(c.chrf, c.chrf_ci)
         );
     }
     page.push_str("</tbody></table>\n<div class=\"charts\">\n");
@@ -68,7 +70,8 @@ pub fn section(page: &mut String, report: &Report) {
                     .filter_map(|(_, retriever, cell)| {
                         let (value, ci) = match metric {
                             "em" => (cell.em?, cell.em_ci),
-                            _ => (cell.es?, cell.es_ci),
+                            "es" => (cell.es?, cell.es_ci),
+                            _ => (cell.chrf?, cell.chrf_ci),
                         };
                         Some(Bar {
                             series: report.retrievers.iter().position(|r| r == retriever)?,

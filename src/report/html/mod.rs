@@ -238,7 +238,11 @@ fn charts_section(page: &mut String, report: &Report) {
                 .map(|s| (s.format.as_str(), s.language.as_str())),
         );
         page.push_str("<div class=\"charts\">\n");
-        for metric in metrics {
+        // Bars grow from 0: a log-probability (at most 0) is read from the tables instead.
+        for metric in metrics
+            .into_iter()
+            .filter(|m| *m != crate::bench::scoring::LOGPROB)
+        {
             let groups: Vec<BarGroup> = languages
                 .iter()
                 .map(|(_, language)| BarGroup {

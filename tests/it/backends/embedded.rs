@@ -48,6 +48,7 @@ pub(crate) fn request(prompt: &str, max_tokens: u32, stop: &[&str]) -> GenerateR
         fallback: None,
         read_ahead: None,
         sampling: None,
+        likelihood_of: None,
     }
 }
 

@@ -8,6 +8,8 @@ pub mod embedded;
 mod http;
 #[cfg(feature = "embedded")]
 mod kv_reuse;
+#[cfg(feature = "embedded")]
+mod likelihood;
 mod model_fetch;
 pub mod servers;
 #[cfg(feature = "embedded")]

@@ -282,7 +282,7 @@ fn history_cases_run_in_the_parent_tree_and_report_by_category() {
             .iter()
             .filter_map(|m| m["name"].as_str())
             .collect();
-        assert_eq!(metrics, ["em", "es"], "{c}");
+        assert_eq!(metrics, ["em", "es", "chrf"], "{c}");
         assert!(by_category.contains_key(c["category"].as_str().expect("category")));
     }
     let html = dir.path().join("report.html");

@@ -353,6 +353,12 @@ fn the_embedded_model_completes_dev_cases_with_three_retrievers() {
         for m in ["em", "es", "id_em", "id_precision", "id_recall", "id_f1"] {
             assert!(r["metrics"][m].is_number(), "{m} in {r}");
         }
+        // Beside the benchmark's metrics: chrF of the same texts, and how likely the model found
+        // the reference (the embedded backend measures it in the answer's own context).
+        let chrf = r["metrics"]["chrf"].as_f64().expect("chrf");
+        assert!((0.0..=100.0).contains(&chrf), "{r}");
+        let logprob = r["metrics"]["logprob"].as_f64().expect("logprob");
+        assert!(logprob < 0.0 && logprob > -30.0, "{r}");
         generated.insert(r["raw_suggestion"].as_str().expect("raw").to_string());
     }
     assert!(
