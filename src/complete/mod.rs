@@ -5,6 +5,7 @@
 //! [`Completer::complete`]. Retrieval and prompt building are CPU work and run on the blocking
 //! pool; generation is the backend's (async, cancellable).
 
+mod request;
 mod setup;
 mod steady;
 
@@ -13,13 +14,13 @@ use std::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 
+#[cfg(test)]
+use request::MAX_TOKEN_BYTES;
+use request::bound_to_budget;
 pub use setup::{backend_for, model_label, tokenizer_for};
 pub use steady::{Shown, SteadyBlocks};
 
-use crate::backend::{
-    Backend, BackendError, FimChunk, FimParts, GenerateRequest, Generation, Sampling,
-    after_leading_line_break,
-};
+use crate::backend::{Backend, BackendError, Generation, Sampling, after_leading_line_break};
 use crate::config::Settings;
 use crate::index::Snapshot;
 use crate::lang::Language;
@@ -518,41 +519,6 @@ impl Completer {
             start,
         )
     }
-
-    /// The backend request for a prompt: the template's text, FIM parts for servers with a
-    /// native infill route, and a newline stop when only a line is wanted.
-    fn request(&self, prompt: &Prompt, hits: &[Hit]) -> GenerateRequest {
-        let fim = (self.template != Template::Plain).then(|| FimParts {
-            prefix: prompt.left.clone(),
-            suffix: prompt.right.clone(),
-            chunks: hits
-                .iter()
-                .take(prompt.hits_used)
-                .map(|hit| FimChunk {
-                    filename: hit.path.clone(),
-                    text: hit.text.clone(),
-                })
-                .collect(),
-        });
-        let stop = if self.unit == Unit::Line {
-            vec!["\n".to_string()]
-        } else {
-            Vec::new()
-        };
-        GenerateRequest {
-            prompt: prompt.text.clone(),
-            fim,
-            max_tokens: self.budget.max_new_tokens,
-            stop,
-            may_start_below: false,
-            reuse_kv: self.reuse_kv,
-            max_generate_ms: self.max_generate_ms,
-            fallback: None,
-            read_ahead: None,
-            sampling: self.sampling,
-            likelihood_of: self.likelihood_of.clone(),
-        }
-    }
 }
 
 /// Whether the cursor is at the end of a line with code before it: nothing but blanks after it
@@ -565,29 +531,6 @@ fn ends_a_finished_line(query: &Query) -> bool {
 
 fn ms(from: Instant, to: Instant) -> f64 {
     (to - from).as_secs_f64() * 1e3
-}
-
-/// More bytes than any token of any vocabulary holds: an answer longer than `max_new_tokens` of
-/// them is not what was asked for, whatever the server says.
-const MAX_TOKEN_BYTES: usize = 256;
-
-/// `generation` with its text cut (at a character boundary) to what `max_new_tokens` tokens can
-/// be, so a misbehaving server cannot hand back megabytes as a suggestion.
-fn bound_to_budget(mut generation: Generation, max_new_tokens: u32) -> Generation {
-    let limit = (max_new_tokens as usize).max(1) * MAX_TOKEN_BYTES;
-    if generation.text.len() > limit {
-        let mut end = limit;
-        while !generation.text.is_char_boundary(end) {
-            end -= 1;
-        }
-        tracing::warn!(
-            bytes = generation.text.len(),
-            max_new_tokens,
-            "the backend answered more than {max_new_tokens} tokens can be; cut to {end} bytes"
-        );
-        generation.text.truncate(end);
-    }
-    generation
 }
 
 /// What `prompt`, laid out for `query` from `hits`, shows: its block's chunks and the line its

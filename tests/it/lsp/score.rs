@@ -320,6 +320,10 @@ fn score_of_the_buffer_takes_what_the_user_has_between_the_unchanged_contexts() 
     let scored = client.execute("crossfile.score", json!({"caseId": id, "uri": uri}));
     assert_eq!(scored["scored"], json!("given"), "{scored}");
     assert_eq!(scored["prediction"], json!(body));
-    assert_eq!(scored["metrics"], json!({"em": 1.0, "es": 1.0}), "{scored}");
+    assert_eq!(
+        scored["metrics"],
+        json!({"em": 1.0, "es": 1.0, "chrf": 100.0}),
+        "{scored}"
+    );
     assert_eq!(client.finish(true), Some(0));
 }
