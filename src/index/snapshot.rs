@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use tantivy::Searcher;
 
@@ -10,7 +10,7 @@ use super::IndexSettings;
 use super::entry::FileEntry;
 use super::store::{Fields, Store, file_key};
 use crate::chunk::{ChunkerKind, ChunkerSettings};
-use crate::lang::Symbol;
+use crate::lang::{Language, Modules, Symbol};
 
 /// What retrievers rank over. Cloning the `Arc` that holds it is the only way to share it.
 pub struct Snapshot {
@@ -21,13 +21,26 @@ pub struct Snapshot {
     fields: Fields,
     bm25_chunker: ChunkerKind,
     chunker: ChunkerSettings,
+    /// The symbol table, made on first use: each name's definitions.
+    symbols: OnceLock<HashMap<String, Vec<Defined>>>,
+    /// Each language family's module keys ([`Modules`]), made on first use.
+    modules: OnceLock<HashMap<&'static str, Modules>>,
 }
 
 /// A definition and the file it is in.
 #[derive(Clone, Copy, Debug)]
 pub struct SymbolRef<'a> {
-    pub path: &'a str,
+    pub file: &'a FileEntry,
+    /// Its place in the file's outline (`file.outline.symbols[index]`).
+    pub index: usize,
     pub symbol: &'a Symbol,
+}
+
+/// A definition: its file and its place in the file's outline.
+#[derive(Clone, Debug)]
+struct Defined {
+    file: Arc<FileEntry>,
+    index: usize,
 }
 
 impl Snapshot {
@@ -49,6 +62,8 @@ impl Snapshot {
             fields: store.fields,
             bm25_chunker: settings.bm25_chunker,
             chunker: settings.chunker.clone(),
+            symbols: OnceLock::new(),
+            modules: OnceLock::new(),
         }
     }
 
@@ -113,19 +128,47 @@ impl Snapshot {
         &self.chunker
     }
 
-    /// The symbol table: every definition named `name`, in path order.
+    /// The module keys of `language`'s family's files, which imports resolve against; made once
+    /// per snapshot, on the first call.
+    pub fn modules(&self, language: Language) -> Option<&Modules> {
+        self.modules
+            .get_or_init(|| {
+                let mut all: HashMap<&'static str, Modules> = HashMap::new();
+                for file in self.files.values() {
+                    all.entry(file.language.name())
+                        .or_default()
+                        .add(&file.path, file.language);
+                }
+                all
+            })
+            .get(language.name())
+    }
+
+    /// The symbol table: every definition named `name`, in path order, then line order. The
+    /// table is made once per snapshot, on the first call.
     pub fn definitions(&self, name: &str) -> Vec<SymbolRef<'_>> {
-        self.files
-            .values()
-            .flat_map(|f| {
-                f.outline
-                    .symbols
-                    .iter()
-                    .filter(|s| s.name == name)
-                    .map(|symbol| SymbolRef {
-                        path: &f.path,
-                        symbol,
-                    })
+        let table = self.symbols.get_or_init(|| {
+            let mut table: HashMap<String, Vec<Defined>> = HashMap::new();
+            for file in self.files.values() {
+                for (index, symbol) in file.outline.symbols.iter().enumerate() {
+                    table.entry(symbol.name.clone()).or_default().push(Defined {
+                        file: file.clone(),
+                        index,
+                    });
+                }
+            }
+            table
+        });
+        table
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter_map(|d| {
+                Some(SymbolRef {
+                    file: &d.file,
+                    index: d.index,
+                    symbol: d.file.outline.symbols.get(d.index)?,
+                })
             })
             .collect()
     }

@@ -9,6 +9,7 @@ mod java;
 pub mod modules;
 mod namespaces;
 mod python;
+pub mod skeleton;
 mod typescript;
 mod walk;
 

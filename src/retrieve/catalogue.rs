@@ -91,6 +91,16 @@ pub const RETRIEVERS: &[RetrieverForm] = &[
         "the context a benchmark case ships with",
         Need::CaseContext,
     ),
+    simple(
+        "definitions",
+        "where the names used near the cursor are defined (imported modules first), as skeletons",
+        Need::Nothing,
+    ),
+    simple(
+        "identifiers",
+        "BM25 for the names used near the cursor, nearest weighing most, other files only",
+        Need::Nothing,
+    ),
     RetrieverForm {
         spec: "mmr:<spec>[:<lambda in 0..1>]",
         summary: "Maximal Marginal Relevance rerank of another retriever's hits",

@@ -9,12 +9,15 @@ mod bm25;
 mod catalogue;
 mod cceval;
 mod dataset;
+mod definitions;
 pub mod dense;
 pub mod embeddings;
 mod exclude;
 mod hybrid;
+mod identifiers;
 mod jaccard;
 mod mmr;
+mod names;
 mod none;
 pub mod okapi;
 mod origin;
@@ -109,6 +112,8 @@ pub fn build(
             exclude: settings.exclude,
         }),
         RetrieverSpec::Dataset => Box::new(dataset::Dataset),
+        RetrieverSpec::Definitions => Box::new(definitions::Definitions),
+        RetrieverSpec::Identifiers => Box::new(identifiers::Identifiers),
         RetrieverSpec::Dense => Box::new(
             dense::Dense::new(&settings.dense)?
                 .with_query_lines(settings.query_lines)

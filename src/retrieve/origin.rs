@@ -80,8 +80,12 @@ impl Origins {
             Some(entry) => (entry.outline.imports.clone(), Vec::new()),
             None => declared(language, &format!("{}{}", query.left, query.right)),
         };
-        let files = snapshot.files().map(|f| (f.path.as_str(), f.language));
-        Origins::from_parts(&query.path, language, &imports, &namespaces, files)
+        match snapshot.modules(language) {
+            Some(modules) => {
+                Origins::resolved(&query.path, language, &imports, &namespaces, modules)
+            }
+            None => Origins::without_imports(&query.path),
+        }
     }
 
     /// The origins for the file at `path` in `language` with `imports`, declaring `namespaces`
@@ -94,9 +98,8 @@ impl Origins {
         namespaces: &[String],
         files: impl IntoIterator<Item = (&'f str, Language)>,
     ) -> Origins {
-        let mut origins = Origins::without_imports(path);
         if imports.is_empty() && namespaces.is_empty() {
-            return origins;
+            return Origins::without_imports(path);
         }
         let mut modules = Modules::default();
         for (file, file_language) in files {
@@ -104,6 +107,19 @@ impl Origins {
                 modules.add(file, file_language);
             }
         }
+        Origins::resolved(path, language, imports, namespaces, &modules)
+    }
+
+    /// The origins for the file at `path` with `imports`, declaring `namespaces`, resolved
+    /// against `modules` (its language family's files).
+    fn resolved(
+        path: &str,
+        language: Language,
+        imports: &[Import],
+        namespaces: &[String],
+        modules: &Modules,
+    ) -> Origins {
+        let mut origins = Origins::without_imports(path);
         let implicit: Vec<Import> = namespaces
             .iter()
             .map(|module| Import {
@@ -129,6 +145,12 @@ impl Origins {
             path: path.to_owned(),
             imported: HashSet::new(),
         }
+    }
+
+    /// Whether one of the completion file's imports names the file at `path` (whatever its
+    /// folder: [`Origins::of`] says `SameDir` first).
+    pub fn imports(&self, path: &str) -> bool {
+        self.imported.contains(path)
     }
 
     /// Where a chunk of the file at `path` (workspace-relative) comes from.

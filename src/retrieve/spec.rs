@@ -1,5 +1,5 @@
 //! Retriever specs: the grammar `none | bm25 | bm25-cceval | bm25-cceval-rg1 | jaccard | dense |
-//! oracle | dataset | mmr:<spec>[:<λ>] | hybrid:<spec>+<spec>[+…] | random:<spec>[:<seed>] |
+//! oracle | dataset | definitions | identifiers | mmr:<spec>[:<λ>] | hybrid:<spec>+<spec>[+…] | random:<spec>[:<seed>] |
 //! threshold:<spec>:<min>`, parsed into a tree.
 
 use std::fmt;
@@ -26,6 +26,10 @@ pub enum RetrieverSpec {
     Oracle,
     /// The context a benchmark case ships with.
     Dataset,
+    /// Where the names used near the cursor are defined, as skeletons.
+    Definitions,
+    /// Lexical search for the names used near the cursor, weighted by their nearness.
+    Identifiers,
     /// Maximal Marginal Relevance rerank of an inner retriever.
     Mmr {
         inner: Box<RetrieverSpec>,
@@ -91,6 +95,8 @@ fn parse(spec: &str) -> Option<RetrieverSpec> {
         "dense" => Some(RetrieverSpec::Dense),
         "oracle" => Some(RetrieverSpec::Oracle),
         "dataset" => Some(RetrieverSpec::Dataset),
+        "definitions" => Some(RetrieverSpec::Definitions),
+        "identifiers" => Some(RetrieverSpec::Identifiers),
         _ => None,
     };
     if simple.is_some() {
@@ -152,6 +158,8 @@ impl fmt::Display for RetrieverSpec {
             RetrieverSpec::Dense => f.write_str("dense"),
             RetrieverSpec::Oracle => f.write_str("oracle"),
             RetrieverSpec::Dataset => f.write_str("dataset"),
+            RetrieverSpec::Definitions => f.write_str("definitions"),
+            RetrieverSpec::Identifiers => f.write_str("identifiers"),
             RetrieverSpec::Mmr { inner, lambda } => write!(f, "mmr:{inner}:{lambda}"),
             RetrieverSpec::Random { inner, seed } => write!(f, "random:{inner}:{seed}"),
             RetrieverSpec::Threshold { inner, min } => write!(f, "threshold:{inner}:{min}"),

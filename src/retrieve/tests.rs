@@ -7,7 +7,9 @@ use std::path::Path;
 
 use expect_test::{Expect, expect};
 
-use super::{DenseSettings, Exclude, Hit, Query, RetrieveSettings, RetrieverSpec, build};
+use super::{
+    DenseSettings, Exclude, Hit, Query, RetrieveSettings, Retriever, RetrieverSpec, build,
+};
 use crate::Position;
 use crate::chunk::{ChunkerKind, ChunkerSettings};
 use crate::index::{Index, IndexSettings, Progress, Snapshot};
@@ -354,4 +356,77 @@ fn a_threshold_keeps_only_hits_scoring_at_least_it() {
         ranked(&f, "threshold:jaccard:1.01", 5).is_empty(),
         "no chunk above 1"
     );
+}
+
+/// `definitions` on the fixture: the names used near the cursor, resolved through the file's
+/// imports (`lib/config.py`, `lib/users.py`), nearest and most used first, each a skeleton.
+#[test]
+fn definitions_are_the_names_near_the_cursor_as_skeletons() {
+    let f = fixture();
+    let hits = ranked(&f, "definitions", 5);
+    expect![[r#"
+        lib/users.py:7-9 1.0000
+        lib/config.py:4-6 0.8333
+        lib/config.py:9-10 0.8000
+    "#]]
+    .assert_eq(&render(&hits));
+    assert_eq!(
+        hits[0].text, "def load_user(store, user_id):\n    ...\n",
+        "the body is elided"
+    );
+    assert!(hits.iter().all(|h| h.chunker == Some(ChunkerKind::Syntax)));
+    // Nothing of the query's own file, and nothing without a name near the cursor.
+    assert!(hits.iter().all(|h| h.path != QUERY_FILE));
+    assert!(!hits.iter().any(|h| h.path == "lib/math_utils.py"));
+}
+
+/// A TypeScript file's relative import resolves to the class it uses; a class's skeleton shows
+/// its fields and its methods' signatures.
+#[test]
+fn definitions_resolve_typescript_imports_to_class_skeletons() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("ws");
+    let files = [
+        (
+            "src/store.ts",
+            "export class Store {\n  private items: string[] = [];\n\n  add(item: string): number {\n    this.items.push(item);\n    return this.items.length;\n  }\n}\n",
+        ),
+        (
+            "src/other/store.ts",
+            "export class Store {\n  size = 0;\n}\n",
+        ),
+        (
+            "src/app.ts",
+            "import { Store } from './store';\n\nconst store = new Store();\nstore.",
+        ),
+    ];
+    for (path, text) in files {
+        let file = root.join(path);
+        std::fs::create_dir_all(file.parent().unwrap_or(Path::new("."))).expect("mkdir");
+        std::fs::write(&file, text).expect("write");
+    }
+    let settings = IndexSettings {
+        cache_dir: dir.path().join("cache"),
+        bm25_chunker: ChunkerKind::Sliding,
+        chunker: ChunkerSettings::default(),
+        workspace: WorkspaceSettings {
+            max_file_bytes: 1 << 20,
+        },
+        lock_wait_ms: 1_000,
+    };
+    let (index, _) = Index::open_or_build(&root, &settings, &Progress::none()).expect("index");
+    let text = files[2].1;
+    let query = Query::new("src/app.ts", text, Position { line: 3, col: 6 }).expect("query");
+    let hits = super::definitions::Definitions
+        .retrieve(&index.snapshot(), &query, 3)
+        .expect("retrieve");
+    assert_eq!(
+        hits[0].path, "src/store.ts",
+        "the imported one first: {hits:?}"
+    );
+    assert_eq!(
+        hits[0].text,
+        "export class Store {\n  private items: string[] = [];\n\n  add(item: string): number {\n    // …\n  }\n}\n"
+    );
+    assert!(hits[0].score > hits.get(1).map_or(0.0, |h| h.score));
 }

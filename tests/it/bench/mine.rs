@@ -152,12 +152,10 @@ fn check_cases(root: &Path, jsonl: &str, snapshot: &Snapshot) -> Vec<CcevalRecor
             !file.outline.symbols.iter().any(|s| s.name == name),
             "{at}: {name} is defined in its own file"
         );
-        let elsewhere = snapshot.definitions(&name).iter().any(|d| {
-            d.path != m.file
-                && snapshot
-                    .file(d.path)
-                    .is_some_and(|f| f.language.name() == language.name())
-        });
+        let elsewhere = snapshot
+            .definitions(&name)
+            .iter()
+            .any(|d| d.file.path != m.file && d.file.language.name() == language.name());
         let imported = file
             .outline
             .imports
