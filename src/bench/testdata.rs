@@ -37,6 +37,10 @@ pub fn record(case_id: &str, retriever: &str, score: f64) -> RunRecord {
             end_line: Some(10),
             score: 3.5,
             origin: None,
+            source: None,
+            tokens: None,
+            reference_overlap: None,
+            suggestion_overlap: None,
         }],
         prompt_tokens: PromptTokenCounts {
             crossfile: 10,

@@ -94,6 +94,7 @@ mod tests {
             score: f64::from(line),
             text: format!("{path}:{line}"),
             chunker: None,
+            source: None,
         }
     }
 

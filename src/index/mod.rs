@@ -22,6 +22,7 @@
 mod build;
 mod entry;
 mod location;
+mod packages;
 mod record;
 mod settings;
 mod snapshot;

@@ -128,8 +128,9 @@ impl Snapshot {
         &self.chunker
     }
 
-    /// The module keys of `language`'s family's files, which imports resolve against; made once
-    /// per snapshot, on the first call.
+    /// The module keys of `language`'s family's files, which imports resolve against (for
+    /// TypeScript with the workspace's packages and tsconfig aliases, read from disk then); made
+    /// once per snapshot, on the first call.
     pub fn modules(&self, language: Language) -> Option<&Modules> {
         self.modules
             .get_or_init(|| {
@@ -138,6 +139,14 @@ impl Snapshot {
                     all.entry(file.language.name())
                         .or_default()
                         .add(&file.path, file.language);
+                }
+                if let Some(typescript) = all.get_mut(Language::TypeScript.name()) {
+                    let sources = self
+                        .files
+                        .values()
+                        .filter(|f| f.language.name() == Language::TypeScript.name())
+                        .map(|f| f.path.as_str());
+                    super::packages::add_typescript_packages(typescript, &self.root, sources);
                 }
                 all
             })

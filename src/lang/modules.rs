@@ -5,8 +5,12 @@
 //! (Python `.core`, `..`; TypeScript `./store`, `../a/b.js`) must resolve to a key exactly;
 //! absolute Python, Java and C# module paths (`click.core`, `org.a.Foo`) must equal a key's tail
 //! at a folder boundary (`click/core` of `src/click/core`), or, for Java and C#, the path
-//! without its last part (a static member import). TypeScript's bare specifiers (`mobx`) name
-//! packages through `package.json`, which is not indexed, so they never count.
+//! without its last part (a static member import). A TypeScript bare specifier resolves through
+//! what [`Modules::add_alias`] and [`Modules::add_package`] were given (the workspace's tsconfig
+//! `paths`, then its own packages by name, `index::packages` reads them): an alias's targets,
+//! or a package's folder with the rest of the specifier under it or under its `src`, or its
+//! entry point (`dist`, `lib`, `build`, `out`, `esm` and `cjs` read as `src`). Other bare
+//! specifiers (`react`) name installed packages, which never count.
 //!
 //! Two questions are asked of the same keys: which names an import binds from the workspace
 //! ([`Modules::names_from_workspace`], the miner's rule) and which files it names
@@ -33,6 +37,20 @@ pub struct Modules {
     tails: HashMap<Key, Vec<u32>>,
     /// Every tail of each file's folder: the files directly in that folder.
     folders: HashMap<Key, Vec<u32>>,
+    /// The workspace's own TypeScript packages: name, folder, entry point.
+    packages: Vec<Package>,
+    /// tsconfig `paths` aliases: pattern (at most one `*`), targets, and the folder whose files
+    /// they apply to.
+    aliases: Vec<(String, Vec<String>, String)>,
+}
+
+/// A TypeScript package of the workspace.
+struct Package {
+    name: String,
+    /// Workspace-relative ("" for the root).
+    folder: String,
+    /// Its entry point as a key under `folder` (`src/index`), if its `package.json` names one.
+    entry: Option<String>,
 }
 
 impl Modules {
@@ -61,6 +79,85 @@ impl Modules {
                 insert(&mut self.folders, family, tail, id);
             }
         }
+    }
+
+    /// Adds a TypeScript package of the workspace: its `name`, its `folder` (workspace-relative)
+    /// and its `entry` point as its `package.json` gives it (`./dist/index.js`).
+    pub fn add_package(&mut self, name: &str, folder: &str, entry: Option<&str>) {
+        self.packages.push(Package {
+            name: name.to_owned(),
+            folder: folder.to_owned(),
+            entry: entry
+                .and_then(|e| resolve("", e))
+                .map(|key| source_of(&key)),
+        });
+        // Longest names first, so `@a/b-c` is tried before `@a/b`.
+        self.packages
+            .sort_by(|a, b| b.name.len().cmp(&a.name.len()).then(a.name.cmp(&b.name)));
+    }
+
+    /// Adds a tsconfig `paths` alias for the files under `scope` (the tsconfig's folder): a
+    /// specifier matching `pattern` (`@/*`) resolves to `targets` (workspace-relative, `*`
+    /// standing for what the pattern's `*` matched).
+    pub fn add_alias(&mut self, pattern: &str, targets: Vec<String>, scope: &str) {
+        self.aliases
+            .push((pattern.to_owned(), targets, scope.to_owned()));
+    }
+
+    /// The keys a TypeScript specifier in the file at `from` may name, in the order tried: a
+    /// relative one's own, else an alias's targets, else a workspace package's.
+    fn typescript_keys(&self, module: &str, from: &str) -> Vec<String> {
+        if module.starts_with('.') {
+            return ancestor(from, 1)
+                .and_then(|base| resolve(base, module))
+                .into_iter()
+                .collect();
+        }
+        let mut keys = Vec::new();
+        for (pattern, targets, scope) in &self.aliases {
+            let applies = scope.is_empty() || from.starts_with(&format!("{scope}/"));
+            let star = match pattern.split_once('*') {
+                Some((before, after)) => module
+                    .strip_prefix(before)
+                    .and_then(|rest| rest.strip_suffix(after)),
+                None => (module == pattern).then_some(""),
+            };
+            if let (true, Some(star)) = (applies, star) {
+                keys.extend(
+                    targets
+                        .iter()
+                        .filter_map(|t| resolve("", &t.replacen('*', star, 1))),
+                );
+            }
+        }
+        for package in &self.packages {
+            let rest = if module == package.name {
+                ""
+            } else if let Some(rest) = module
+                .strip_prefix(package.name.as_str())
+                .and_then(|r| r.strip_prefix('/'))
+            {
+                rest
+            } else {
+                continue;
+            };
+            if rest.is_empty() {
+                keys.extend(package.entry.iter().map(|e| join(&package.folder, e)));
+                keys.push(package.folder.clone());
+                keys.push(join(&package.folder, "src"));
+            } else {
+                keys.extend(resolve(&package.folder, rest));
+                keys.extend(resolve(&join(&package.folder, "src"), rest));
+            }
+            break;
+        }
+        keys
+    }
+
+    /// The first of `keys` that names a file.
+    fn first_known(&self, family: &'static str, keys: Vec<String>) -> Option<String> {
+        keys.into_iter()
+            .find(|key| self.exact.contains_key(&(family, key.clone())))
     }
 
     /// The names `import`, in the file at `from`, binds from a module of the workspace.
@@ -103,7 +200,8 @@ impl Modules {
                 }
             }
             Language::TypeScript | Language::Tsx => {
-                if typescript_key(module, from).is_some_and(|key| has(&self.exact, key)) {
+                let keys = self.typescript_keys(module, from);
+                if self.first_known(family, keys).is_some() {
                     all()
                 } else {
                     Vec::new()
@@ -158,7 +256,7 @@ impl Modules {
                 }
             }
             Language::TypeScript | Language::Tsx => {
-                if let Some(key) = typescript_key(module, from) {
+                if let Some(key) = self.first_known(family, self.typescript_keys(module, from)) {
                     take(&self.exact, key);
                 }
             }
@@ -202,12 +300,13 @@ fn python_module(module: &str) -> (usize, String) {
     (dots, module[dots..].replace('.', "/"))
 }
 
-/// A relative TypeScript specifier's key, from the file at `from`; `None` for a bare one.
-fn typescript_key(module: &str, from: &str) -> Option<String> {
-    if !module.starts_with('.') {
-        return None;
+/// A package's built entry point read as its source: a first folder named `dist`, `lib`,
+/// `build`, `out`, `esm` or `cjs` becomes `src` (`dist/index` → `src/index`).
+fn source_of(key: &str) -> String {
+    match key.split_once('/') {
+        Some(("dist" | "lib" | "build" | "out" | "esm" | "cjs", rest)) => format!("src/{rest}"),
+        _ => key.to_owned(),
     }
-    ancestor(from, 1).and_then(|base| resolve(base, module))
 }
 
 /// A Java or C# module as a path (`org/a/Foo`, type arguments cut), and that path's parent.
@@ -262,7 +361,7 @@ fn resolve(base: &str, specifier: &str) -> Option<String> {
     }
     let last = parts.pop()?;
     let mut stem = last;
-    for ext in [".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx"] {
+    for ext in [".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx"] {
         if let Some(s) = last.strip_suffix(ext) {
             stem = s;
             break;
@@ -273,264 +372,5 @@ fn resolve(base: &str, specifier: &str) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn import(module: &str, names: &[&str]) -> Import {
-        Import {
-            line: 0,
-            module: module.to_owned(),
-            names: names.iter().map(|n| (*n).to_owned()).collect(),
-        }
-    }
-
-    #[test]
-    fn imports_resolve_to_workspace_files() {
-        let mut modules = Modules::default();
-        for (path, language) in [
-            ("src/click/__init__.py", Language::Python),
-            ("src/click/core.py", Language::Python),
-            ("tests/typing/typing_options.py", Language::Python),
-            ("src/store.ts", Language::TypeScript),
-            ("src/a/index.ts", Language::TypeScript),
-            ("src/org/x/Foo.java", Language::Java),
-        ] {
-            modules.add(path, language);
-        }
-        // Module, names it binds, importing file, its language, the names from the workspace.
-        type Row<'a> = (&'a str, &'a [&'a str], &'a str, Language, &'a [&'a str]);
-        let rows: &[Row] = &[
-            (
-                "click",
-                &["click"],
-                "tests/t.py",
-                Language::Python,
-                &["click"],
-            ),
-            (
-                "click.core",
-                &["Command"],
-                "t.py",
-                Language::Python,
-                &["Command"],
-            ),
-            (
-                ".core",
-                &["Command"],
-                "src/click/testing.py",
-                Language::Python,
-                &["Command"],
-            ),
-            (
-                "..core",
-                &["C"],
-                "src/click/sub/x.py",
-                Language::Python,
-                &["C"],
-            ),
-            ("...core", &["C"], "src/click/x.py", Language::Python, &[]),
-            (
-                ".",
-                &["core", "os"],
-                "src/click/x.py",
-                Language::Python,
-                &["core"],
-            ),
-            ("typing", &["t"], "src/click/x.py", Language::Python, &[]),
-            ("core", &["C"], "x.py", Language::Python, &["C"]),
-            (
-                "./store",
-                &["Store"],
-                "src/index.ts",
-                Language::TypeScript,
-                &["Store"],
-            ),
-            (
-                "../store.js",
-                &["S"],
-                "src/b/x.ts",
-                Language::TypeScript,
-                &["S"],
-            ),
-            ("./a", &["A"], "src/x.ts", Language::TypeScript, &["A"]),
-            ("../../store", &["S"], "src/x.ts", Language::TypeScript, &[]),
-            ("store", &["S"], "src/x.ts", Language::TypeScript, &[]),
-            (
-                "org.x.Foo",
-                &["Foo"],
-                "src/org/y/B.java",
-                Language::Java,
-                &["Foo"],
-            ),
-            (
-                "org.x.Foo.bar",
-                &["bar"],
-                "src/org/y/B.java",
-                Language::Java,
-                &["bar"],
-            ),
-            (
-                "java.util.List",
-                &["List"],
-                "src/org/y/B.java",
-                Language::Java,
-                &[],
-            ),
-            (
-                "org.x.Foo",
-                &["Foo"],
-                "src/org/y/B.cs",
-                Language::CSharp,
-                &[],
-            ),
-        ];
-        for &(module, names, from, language, expected) in rows {
-            let import = import(module, names);
-            let got = modules.names_from_workspace(&import, from, language);
-            assert_eq!(got, expected, "{module} from {from}");
-        }
-    }
-
-    #[test]
-    fn imports_name_workspace_files() {
-        let mut modules = Modules::default();
-        for (path, language) in [
-            ("src/click/__init__.py", Language::Python),
-            ("src/click/core.py", Language::Python),
-            ("src/click/types.py", Language::Python),
-            ("tests/core.py", Language::Python),
-            ("src/store.ts", Language::TypeScript),
-            ("src/a/index.ts", Language::TypeScript),
-            ("src/ui/View.tsx", Language::Tsx),
-            ("src/org/x/Foo.java", Language::Java),
-            ("src/org/x/Bar.java", Language::Java),
-            ("src/org/x/sub/Baz.java", Language::Java),
-            ("Lib/Shop/Cart.cs", Language::CSharp),
-            ("Lib/Shop/Order.cs", Language::CSharp),
-        ] {
-            modules.add(path, language);
-        }
-        // Module, names it binds, importing file, its language, the files it names.
-        type Row<'a> = (&'a str, &'a [&'a str], &'a str, Language, &'a [&'a str]);
-        let rows: &[Row] = &[
-            (
-                "click",
-                &["click"],
-                "t.py",
-                Language::Python,
-                &["src/click/__init__.py"],
-            ),
-            (
-                "click",
-                &["core", "echo"],
-                "t.py",
-                Language::Python,
-                &["src/click/__init__.py", "src/click/core.py"],
-            ),
-            // A tail names every file it ends: both `core.py`s.
-            (
-                "core",
-                &["C"],
-                "x.py",
-                Language::Python,
-                &["src/click/core.py", "tests/core.py"],
-            ),
-            (
-                ".core",
-                &["Command"],
-                "src/click/testing.py",
-                Language::Python,
-                &["src/click/core.py"],
-            ),
-            (
-                ".",
-                &["core", "types"],
-                "src/click/x.py",
-                Language::Python,
-                &["src/click/core.py", "src/click/types.py"],
-            ),
-            (
-                ".",
-                &["core", "echo"],
-                "src/click/x.py",
-                Language::Python,
-                &["src/click/__init__.py", "src/click/core.py"],
-            ),
-            ("..core", &["C"], "src/click/x.py", Language::Python, &[]),
-            (
-                "os.path",
-                &["path"],
-                "src/click/x.py",
-                Language::Python,
-                &[],
-            ),
-            (
-                "./store",
-                &["Store"],
-                "src/index.ts",
-                Language::TypeScript,
-                &["src/store.ts"],
-            ),
-            (
-                "../a",
-                &["A"],
-                "src/ui/View.tsx",
-                Language::Tsx,
-                &["src/a/index.ts"],
-            ),
-            ("store", &["S"], "src/x.ts", Language::TypeScript, &[]),
-            (
-                "org.x.Foo",
-                &["Foo"],
-                "src/org/y/B.java",
-                Language::Java,
-                &["src/org/x/Foo.java"],
-            ),
-            (
-                "org.x.Foo.bar",
-                &["bar"],
-                "src/org/y/B.java",
-                Language::Java,
-                &["src/org/x/Foo.java"],
-            ),
-            // A package's wildcard: the files directly in its folder, not its subpackages'.
-            (
-                "org.x",
-                &[],
-                "src/org/y/B.java",
-                Language::Java,
-                &["src/org/x/Bar.java", "src/org/x/Foo.java"],
-            ),
-            ("java.util", &[], "src/org/y/B.java", Language::Java, &[]),
-            (
-                "Shop",
-                &[],
-                "App/Program.cs",
-                Language::CSharp,
-                &["Lib/Shop/Cart.cs", "Lib/Shop/Order.cs"],
-            ),
-            (
-                "Shop.Cart",
-                &["C"],
-                "App/Program.cs",
-                Language::CSharp,
-                &["Lib/Shop/Cart.cs"],
-            ),
-            ("org.x", &[], "App/Program.cs", Language::CSharp, &[]),
-        ];
-        for &(module, names, from, language, expected) in rows {
-            let import = import(module, names);
-            let got = modules.files_named(&import, from, language);
-            assert_eq!(got, expected, "{module} from {from}");
-        }
-    }
-
-    #[test]
-    fn ancestors() {
-        assert_eq!(ancestor("a/b/c.py", 1), Some("a/b"));
-        assert_eq!(ancestor("a/b/c.py", 3), Some(""));
-        assert_eq!(ancestor("a/b/c.py", 4), None);
-        assert_eq!(ancestor("c.py", 1), Some(""));
-        assert_eq!(ancestor("", 1), None);
-    }
-}
+#[path = "modules_tests.rs"]
+mod tests;

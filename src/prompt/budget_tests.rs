@@ -145,6 +145,7 @@ fn random_budgets_never_overflow() {
                 score: 0.0,
                 text: text(&mut rng, 40),
                 chunker: None,
+                source: None,
             })
             .collect();
         let left = text(&mut rng, 200);
@@ -306,6 +307,7 @@ fn a_steady_left_context_does_not_depend_on_the_block() {
         score: 1.0,
         text,
         chunker: None,
+        source: None,
     };
     let small = [hit("a.py", "def a():\n    pass\n".into())];
     let large = [hit("b.py", "x = 1\n".repeat(30))];

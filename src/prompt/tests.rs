@@ -15,6 +15,7 @@ fn hit(path: &str, text: &str) -> Hit {
         score: 1.0,
         text: text.to_string(),
         chunker: None,
+        source: None,
     }
 }
 

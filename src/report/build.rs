@@ -1,6 +1,6 @@
 //! The report of one run: per-group summaries, pairwise retriever comparisons, for cases mined
-//! from history EM and ES by line category, and where each retriever's context comes from, as
-//! one serializable value that the Markdown, JSON and HTML outputs all render.
+//! from history EM and ES by line category, where each retriever's context comes from and what
+//! each source of a composed one gave, as one serializable value that the Markdown, JSON and HTML outputs all render.
 
 use serde::Serialize;
 
@@ -8,6 +8,7 @@ use super::bootstrap::Bootstrap;
 use super::category::{ByCategory, CategoryCell, by_category, category_comparisons};
 use super::compare::{Comparison, pairwise};
 use super::provenance::{Provenance, RetrieverProvenance, provenance};
+use super::sources::{RetrieverSources, Sources, sources};
 use super::summary::{GroupSummary, languages, retrievers, summarize};
 use crate::bench::runfile::reader::Run;
 use crate::bench::scoring::scale::{scale_note, sort_categories};
@@ -38,6 +39,10 @@ pub struct Report {
     /// `{retriever: {chunks, origins: {origin: share}, by_overlap: [{bucket, n, em, es}],
     /// unmeasured}}`; empty when no record has them.
     pub provenance: Provenance,
+    /// What each source of a composed context (`mix:`) gave, `{retriever: {sources: [{source,
+    /// chunks, in_prompt, token_share, reference_overlap}], by_drawn_on: [{source, n, em, es,
+    /// chrf}]}}`; empty when no chunk names a source.
+    pub sources: Sources,
 }
 
 /// Summarizes and compares the retrievers of a run.
@@ -59,6 +64,7 @@ pub fn build_report(run: &Run, bootstrap: &Bootstrap) -> Report {
         by_category: by_category(&run.records, bootstrap),
         category_comparisons: category_comparisons(&run.records, bootstrap),
         provenance: provenance(&run.records),
+        sources: sources(&run.records),
     }
 }
 
@@ -88,6 +94,15 @@ impl Report {
             .iter()
             .filter_map(|r| self.provenance.get_key_value(r))
             .map(|(r, p)| (r.as_str(), p))
+            .collect()
+    }
+
+    /// Each composed retriever's sources, in the run's order of retrievers.
+    pub fn source_rows(&self) -> Vec<(&str, &RetrieverSources)> {
+        self.retrievers
+            .iter()
+            .filter_map(|r| self.sources.get_key_value(r))
+            .map(|(r, s)| (r.as_str(), s))
             .collect()
     }
 

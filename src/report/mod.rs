@@ -12,6 +12,7 @@ pub mod export;
 pub(crate) mod html;
 pub mod markdown;
 pub mod provenance;
+pub mod sources;
 pub mod summary;
 pub mod textdiff;
 

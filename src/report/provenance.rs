@@ -168,6 +168,10 @@ mod tests {
             end_line: Some(2),
             score: 1.0,
             origin: Some(origin.into()),
+            source: None,
+            tokens: None,
+            reference_overlap: None,
+            suggestion_overlap: None,
         }
     }
 

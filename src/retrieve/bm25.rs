@@ -128,6 +128,7 @@ pub(super) fn search_chunks(
                     score,
                     text: c.text(kind, &file.text),
                     chunker: Some(kind),
+                    source: None,
                 })
                 .collect());
         }

@@ -116,6 +116,13 @@ pub const RETRIEVERS: &[RetrieverForm] = &[
         composite: true,
     },
     RetrieverForm {
+        spec: "mix:<spec>[*<weight>]+<spec>[*<weight>][+<spec>[*<weight>]...]",
+        summary: "sources sharing the cross-file block by weight, in turns, each chunk sent once",
+        needs: Need::Parts,
+        upper_bound: false,
+        composite: true,
+    },
+    RetrieverForm {
         spec: "random:<spec>[:<seed>]",
         summary: "a control: as many chunks as another retriever returns, drawn at random from other files",
         needs: Need::Parts,
@@ -166,6 +173,7 @@ mod tests {
                 .replace("[:<lambda in 0..1>]", "")
                 .replace("[:<seed>]", "")
                 .replace("<min score>", "0.5")
+                .replace("[*<weight>]", "")
                 .replace("[+bm25...]", "");
             assert!(example.parse::<RetrieverSpec>().is_ok(), "{example}");
         }

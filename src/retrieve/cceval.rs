@@ -185,6 +185,7 @@ fn hit(file: &FileEntry, chunk_no: usize, score: f64) -> Option<Hit> {
         score,
         text: chunk.text(ChunkerKind::Fixed, &file.text),
         chunker: Some(ChunkerKind::Fixed),
+        source: None,
     })
 }
 

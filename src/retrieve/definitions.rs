@@ -117,6 +117,7 @@ impl Retriever for Definitions {
                 score,
                 text: skeleton::skeleton(d.file.language, &d.file.text, &d.file.outline, d.index),
                 chunker: Some(ChunkerKind::Syntax),
+                source: None,
             })
             .collect())
     }

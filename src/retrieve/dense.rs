@@ -241,6 +241,7 @@ impl Retriever for Dense {
                         score,
                         text: chunk.text(kind, &file.text),
                         chunker: Some(kind),
+                        source: None,
                     })
                 })
                 .collect::<Vec<_>>()

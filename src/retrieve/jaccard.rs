@@ -79,6 +79,7 @@ impl Retriever for Jaccard {
                     score,
                     text: chunk.text(ChunkerKind::Sliding, &file.text),
                     chunker: Some(ChunkerKind::Sliding),
+                    source: None,
                 })
             })
             .collect())

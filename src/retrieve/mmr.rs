@@ -103,6 +103,7 @@ mod tests {
             score,
             text: text.into(),
             chunker: None,
+            source: None,
         }
     }
 

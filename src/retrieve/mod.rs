@@ -2,8 +2,8 @@
 //!
 //! A [`Retriever`] sees a [`Query`] (the cursor's file, the text around it, and, for the oracle
 //! and the dataset retriever only, what a benchmark case provides) and a [`Snapshot`]; it never
-//! sees a benchmark case. [`build`] turns a [`RetrieverSpec`] tree into a retriever; MMR and
-//! hybrid wrap others, the way tantivy collectors compose.
+//! sees a benchmark case. [`build`] turns a [`RetrieverSpec`] tree into a retriever; MMR,
+//! hybrid and mix wrap others, the way tantivy collectors compose.
 
 mod bm25;
 mod catalogue;
@@ -16,6 +16,7 @@ mod exclude;
 mod hybrid;
 mod identifiers;
 mod jaccard;
+mod mix;
 mod mmr;
 mod names;
 mod none;
@@ -53,6 +54,9 @@ pub struct Hit {
     pub text: String,
     /// The chunker that made it (`None` for context a benchmark case provides).
     pub chunker: Option<ChunkerKind>,
+    /// The source that gave it, as a spec (`definitions`), where a `mix:` composed the list;
+    /// `None` when one retriever gave them all.
+    pub source: Option<String>,
 }
 
 /// A retriever: ranks chunks for a query.
@@ -130,6 +134,18 @@ pub fn build(
         RetrieverSpec::Threshold { inner, min } => Box::new(threshold::Threshold {
             inner: build(inner, settings)?,
             min: *min,
+        }),
+        RetrieverSpec::Mix(parts) => Box::new(mix::Mix {
+            parts: parts
+                .iter()
+                .map(|(spec, weight)| {
+                    Ok(mix::Part {
+                        retriever: build(spec, settings)?,
+                        name: spec.to_string(),
+                        weight: *weight,
+                    })
+                })
+                .collect::<Result<_, RetrieveError>>()?,
         }),
         RetrieverSpec::Hybrid(parts) => Box::new(hybrid::Hybrid {
             parts: parts

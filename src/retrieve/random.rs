@@ -65,6 +65,7 @@ impl Retriever for Random {
                     score: 0.0,
                     text: chunk.text(kind, &file.text),
                     chunker: Some(kind),
+                    source: None,
                 })
             })
             .collect();

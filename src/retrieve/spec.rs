@@ -1,6 +1,7 @@
 //! Retriever specs: the grammar `none | bm25 | bm25-cceval | bm25-cceval-rg1 | jaccard | dense |
-//! oracle | dataset | definitions | identifiers | mmr:<spec>[:<λ>] | hybrid:<spec>+<spec>[+…] | random:<spec>[:<seed>] |
-//! threshold:<spec>:<min>`, parsed into a tree.
+//! oracle | dataset | definitions | identifiers | mmr:<spec>[:<λ>] | hybrid:<spec>+<spec>[+…] |
+//! mix:<spec>[*<weight>]+<spec>[*<weight>][+…] | random:<spec>[:<seed>] | threshold:<spec>:<min>`,
+//! parsed into a tree.
 
 use std::fmt;
 use std::str::FromStr;
@@ -37,6 +38,8 @@ pub enum RetrieverSpec {
     },
     /// Reciprocal rank fusion of two or more retrievers.
     Hybrid(Vec<RetrieverSpec>),
+    /// Two or more sources sharing the cross-file block by weight (each > 0).
+    Mix(Vec<(RetrieverSpec, f64)>),
     /// A control: as many chunks as the inner retriever returns, drawn at random from other
     /// files (seeded).
     Random {
@@ -62,6 +65,7 @@ impl RetrieverSpec {
             RetrieverSpec::Oracle => true,
             RetrieverSpec::Mmr { inner, .. } => inner.is_upper_bound(),
             RetrieverSpec::Hybrid(parts) => parts.iter().any(RetrieverSpec::is_upper_bound),
+            RetrieverSpec::Mix(parts) => parts.iter().any(|(part, _)| part.is_upper_bound()),
             RetrieverSpec::Threshold { inner, .. } => inner.is_upper_bound(),
             // A random draw sees no reference, whatever counted the chunks.
             _ => false,
@@ -144,7 +148,24 @@ fn parse(spec: &str) -> Option<RetrieverSpec> {
         let parts: Option<Vec<RetrieverSpec>> = rest.split('+').map(parse).collect();
         return parts.filter(|p| p.len() >= 2).map(RetrieverSpec::Hybrid);
     }
+    if let Some(rest) = spec.strip_prefix("mix:") {
+        let parts: Option<Vec<(RetrieverSpec, f64)>> = rest.split('+').map(weighted).collect();
+        return parts.filter(|p| p.len() >= 2).map(RetrieverSpec::Mix);
+    }
     None
+}
+
+/// A mix's part: `<spec>*<weight>` when the last `*` part is a positive number, else `<spec>`
+/// (weight 1).
+fn weighted(part: &str) -> Option<(RetrieverSpec, f64)> {
+    if let Some((inner, weight)) = part.rsplit_once('*') {
+        let weight = weight
+            .parse::<f64>()
+            .ok()
+            .filter(|w| w.is_finite() && *w > 0.0)?;
+        return Some((parse(inner)?, weight));
+    }
+    Some((parse(part)?, 1.0))
 }
 
 impl fmt::Display for RetrieverSpec {
@@ -163,6 +184,16 @@ impl fmt::Display for RetrieverSpec {
             RetrieverSpec::Mmr { inner, lambda } => write!(f, "mmr:{inner}:{lambda}"),
             RetrieverSpec::Random { inner, seed } => write!(f, "random:{inner}:{seed}"),
             RetrieverSpec::Threshold { inner, min } => write!(f, "threshold:{inner}:{min}"),
+            RetrieverSpec::Mix(parts) => {
+                f.write_str("mix:")?;
+                for (i, (part, weight)) in parts.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str("+")?;
+                    }
+                    write!(f, "{part}*{weight}")?;
+                }
+                Ok(())
+            }
             RetrieverSpec::Hybrid(parts) => {
                 f.write_str("hybrid:")?;
                 for (i, part) in parts.iter().enumerate() {
@@ -221,6 +252,19 @@ mod tests {
             ("threshold:jaccard", None),
             ("threshold:jaccard:inf", None),
             ("hybrid:random:bm25+bm25", Some("hybrid:random:bm25:0+bm25")),
+            (
+                "mix:definitions*2+identifiers+bm25*0.5",
+                Some("mix:definitions*2+identifiers*1+bm25*0.5"),
+            ),
+            (
+                "mix:threshold:bm25:3*2+mmr:jaccard:0.7",
+                Some("mix:threshold:bm25:3*2+mmr:jaccard:0.7*1"),
+            ),
+            ("mix:bm25", None),
+            ("mix:bm25*0+jaccard", None),
+            ("mix:bm25*-1+jaccard", None),
+            ("mix:bm25*x+jaccard", None),
+            ("mix:bm25+", None),
         ];
         for (spec, want) in cases {
             let got = spec.parse::<RetrieverSpec>().ok().map(|s| s.to_string());

@@ -266,6 +266,59 @@ fn hybrid_scores_are_reciprocal_rank_sums_of_its_parts() {
     assert_eq!(got, want);
 }
 
+/// A mix on the real index: every hit names the source that gave it, the sources take turns
+/// from their own rankings, and no hit only repeats what earlier hits show.
+#[test]
+fn a_mix_names_each_hits_source_and_sends_each_chunk_once() {
+    let f = fixture();
+    let top_k = 3;
+    let definitions = ranked(&f, "definitions", top_k);
+    let bm25 = ranked(&f, "bm25", top_k);
+    assert!(!definitions.is_empty() && !bm25.is_empty());
+    let mixed = ranked(&f, "mix:definitions*2+bm25", top_k);
+    let sources: Vec<&str> = mixed.iter().filter_map(|h| h.source.as_deref()).collect();
+    assert_eq!(sources.len(), mixed.len(), "{mixed:?}");
+    assert_eq!(
+        mixed.first().map(|h| &h.text),
+        definitions.first().map(|h| &h.text)
+    );
+    for (source, own) in [("definitions", &definitions), ("bm25", &bm25)] {
+        let given: Vec<&Hit> = mixed
+            .iter()
+            .filter(|h| h.source.as_deref() == Some(source))
+            .collect();
+        assert!(!given.is_empty(), "{source}: {mixed:?}");
+        // A source's hits keep their own order and come from its own ranking.
+        let positions: Vec<usize> = given
+            .iter()
+            .map(|h| {
+                own.iter()
+                    .position(|o| o.text == h.text)
+                    .expect("its own hit")
+            })
+            .collect();
+        assert!(
+            positions.windows(2).all(|w| w[0] < w[1]),
+            "{source}: {positions:?}"
+        );
+    }
+    // No hit repeats what earlier hits show: each brings a line of its own.
+    let lines = |t: &str| -> Vec<String> {
+        t.lines()
+            .map(|l| l.trim().to_owned())
+            .filter(|l| !l.is_empty())
+            .collect()
+    };
+    for (i, hit) in mixed.iter().enumerate() {
+        let before: Vec<String> = mixed[..i].iter().flat_map(|h| lines(&h.text)).collect();
+        assert!(
+            lines(&hit.text).iter().any(|l| !before.contains(l)),
+            "{hit:?} repeats {:?}",
+            &mixed[..i]
+        );
+    }
+}
+
 /// A query's search text (EvoCodeBench's signature and requirement) replaces the lines before the
 /// cursor for every lexical retriever: here words only `lib/math_utils.py` holds rank it first,
 /// where the cursor's own lines rank it nowhere.

@@ -83,6 +83,7 @@ fn prompts_fit_the_real_tokenizer_budget() {
                         score: 0.0,
                         text: chunk,
                         chunker: None,
+                        source: None,
                     })
                 })
                 .collect();
@@ -161,6 +162,7 @@ fn degenerate_budgets_with_the_real_tokenizer() {
         score: 0.0,
         text: "x = 1 😀\r\ny = 2".into(),
         chunker: None,
+        source: None,
     }];
     for template in Template::ALL {
         let overhead = tokenizer.count(&template.render("", "")) as u32;

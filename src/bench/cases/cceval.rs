@@ -65,6 +65,7 @@ pub(super) fn to_case(r: CcevalRecord) -> Result<Case, RecordError> {
                 score: chunk.score,
                 text: chunk.retrieved_chunk.clone(),
                 chunker: None,
+                source: None,
             })
             .collect()
     });

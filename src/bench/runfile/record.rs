@@ -109,6 +109,21 @@ pub struct ChunkRef {
     /// it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub origin: Option<String>,
+    /// The source that gave it, as a spec, where a `mix:` composed the context
+    /// ([`crate::retrieve::Hit::source`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Tokens of the chunk's text (the model's tokenizer) when the prompt holds it, whole or
+    /// cut; 0 when the block's budget left it out. `None` in run files that predate it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<u32>,
+    /// The share of the reference's distinct identifiers this chunk holds
+    /// ([`crate::metrics::identifier_overlap`]); `None` when the reference has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_overlap: Option<f64>,
+    /// The same share of the suggestion's identifiers: how much the suggestion draws on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggestion_overlap: Option<f64>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -273,16 +273,26 @@ fn with_completion(base: RunRecord, made: Made<'_>) -> RunRecord {
         &base.reference,
         c.hits.iter().map(|h| h.text.as_str()),
     );
+    let tokenizer = completer.tokenizer();
     RunRecord {
         chunks: c
             .hits
             .iter()
-            .map(|h| ChunkRef {
+            .enumerate()
+            .map(|(i, h)| ChunkRef {
                 path: h.path.clone(),
                 start_line: h.chunker.map(|_| h.lines.start + 1),
                 end_line: h.chunker.map(|_| h.lines.end),
                 score: h.score,
                 origin: Some(origins.of(&h.path).name().to_string()),
+                source: h.source.clone(),
+                tokens: Some(if i < c.prompt.hits_used {
+                    u32::try_from(tokenizer.count(&h.text)).unwrap_or(u32::MAX)
+                } else {
+                    0
+                }),
+                reference_overlap: identifier_overlap(language, &base.reference, [h.text.as_str()]),
+                suggestion_overlap: identifier_overlap(language, &c.suggestion, [h.text.as_str()]),
             })
             .collect(),
         overlap,

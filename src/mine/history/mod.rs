@@ -238,12 +238,17 @@ fn file_seed(seed: u64, commit: &ObjectId, path: &str) -> u64 {
 }
 
 /// Whether a file of a context tree is written out: a source file of a language crossfile
-/// indexes, or an ignore file that decides which of them the index reads. Nothing else of the
-/// tree is read by retrieval, and a repository's other files (images, data, vendored archives)
-/// are most of its size.
+/// indexes, an ignore file that decides which of them the index reads, or a file TypeScript
+/// imports resolve through (`package.json`, `tsconfig.json`, `jsconfig.json`). Nothing else of
+/// the tree is read by retrieval, and a repository's other files (images, data, vendored
+/// archives) are most of its size.
 fn is_indexed(path: &str) -> bool {
     let name = crate::workspace::relative_file_name(path);
-    Language::from_path(Path::new(path)).is_some() || matches!(name, ".gitignore" | ".ignore")
+    Language::from_path(Path::new(path)).is_some()
+        || matches!(
+            name,
+            ".gitignore" | ".ignore" | "package.json" | "tsconfig.json" | "jsconfig.json"
+        )
 }
 
 /// The repository's folder name (without `.git`), the prefix of its context folders.

@@ -10,6 +10,7 @@ mod charts;
 mod drilldown;
 mod markup;
 mod provenance;
+mod sources;
 
 pub use markup::escape;
 use markup::swatch;
@@ -79,10 +80,15 @@ pub fn render_html(run: &Run, report: &Report) -> String {
     } else {
         " · <a href=\"#provenance\">Context</a>"
     };
+    let sources = if report.sources.is_empty() {
+        ""
+    } else {
+        " · <a href=\"#sources\">Sources</a>"
+    };
     let _ = writeln!(
         page,
         "<nav><a href=\"#results\">Results</a> · <a href=\"#charts\">Charts</a> · \
-         <a href=\"#pairwise\">Pairwise</a>{by_category}{provenance} · \
+         <a href=\"#pairwise\">Pairwise</a>{by_category}{provenance}{sources} · \
          <a href=\"#cases\">Cases</a></nav>",
     );
     results(&mut page, report);
@@ -90,6 +96,7 @@ pub fn render_html(run: &Run, report: &Report) -> String {
     pairwise(&mut page, report);
     categories::section(&mut page, report);
     provenance::section(&mut page, report);
+    sources::section(&mut page, report);
     drilldown::cases(&mut page, run, report);
     let _ = write!(page, "<script>{SCRIPT}</script>\n</body></html>\n");
     page

@@ -310,3 +310,120 @@ fn history_cases_run_in_the_parent_tree_and_report_by_category() {
     assert!(page.contains("id=\"categories\"") && page.contains("by line category: es"));
     assert!(page.contains("id=\"provenance\"") && page.contains("es by identifier overlap"));
 }
+
+/// A `mix:` of `definitions` and `bm25` over the same cases: each chunk names its source and
+/// what the prompt held of it, the prompt holds a prefix of the list starting with the first
+/// source where it found something, the case that uses `Ledger` gets its class from the imported module, and `bench report` says what each source gave.
+#[test]
+fn a_mix_names_each_chunks_source_and_the_report_says_what_each_gave() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (cases, repos) = history_fixture(dir.path());
+    let out = dir.path().join("run.jsonl");
+    let small = small_model();
+    let spec = "mix:definitions*2+bm25*1";
+    let mut args = vec![
+        "bench",
+        "run",
+        "--format",
+        "history",
+        "--retriever",
+        spec,
+        "--n-ctx",
+        "1024",
+        "--max-new-tokens",
+        "12",
+    ];
+    for (flag, path) in [
+        ("--cases", &cases),
+        ("--repos", &repos),
+        ("--out", &out),
+        ("--model", &small),
+    ] {
+        args.extend([flag, path.to_str().expect("utf-8")]);
+    }
+    if !cfg!(feature = "embedded") {
+        args.extend(["--backend", "none"]);
+    }
+    let run = crossfile(&args, dir.path());
+    assert!(run.status.success(), "{}", stderr(&run));
+    let text = std::fs::read_to_string(&out).expect("run file");
+    let records: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a record"))
+        .collect();
+    assert_eq!(records.len(), categories().values().sum::<usize>());
+    let mut by_source: BTreeMap<String, usize> = BTreeMap::new();
+    for r in &records {
+        let id = r["case_id"].as_str().expect("case_id");
+        assert!(r["error"].is_null(), "{id}: {}", r["error"]);
+        let chunks = r["chunks"].as_array().expect("chunks");
+        let held: Vec<bool> = chunks
+            .iter()
+            .map(|c| c["tokens"].as_u64().expect("tokens") > 0)
+            .collect();
+        assert!(
+            held.windows(2).all(|w| w[0] || !w[1]),
+            "{id}: the prompt holds a prefix of the list: {held:?}"
+        );
+        if held.iter().any(|h| *h) {
+            assert!(r["prompt_tokens"]["crossfile"].as_u64() > Some(0), "{id}");
+        }
+        for c in chunks {
+            let source = c["source"].as_str().expect("a source");
+            assert!(["definitions", "bm25"].contains(&source), "{id}: {c}");
+            *by_source.entry(source.to_owned()).or_default() += 1;
+            for overlap in ["reference_overlap", "suggestion_overlap"] {
+                if let Some(v) = c[overlap].as_f64() {
+                    assert!((0.0..=1.0).contains(&v), "{id}: {c}");
+                }
+            }
+        }
+        // The mix starts with its first source where it found something.
+        if chunks.iter().any(|c| c["source"] == "definitions") {
+            assert_eq!(chunks[0]["source"], "definitions", "{id}: {chunks:?}");
+        }
+        if id.ends_with("summary.py:4") {
+            // `ledger = Ledger()`: the class comes from the imported module, and holds half of
+            // the reference's identifiers (`Ledger`, not `ledger`).
+            assert!(
+                chunks.iter().any(|c| c["path"] == "pkg/util.py"
+                    && c["origin"] == "imported"
+                    && c["reference_overlap"].as_f64() == Some(0.5)),
+                "{id}: {chunks:?}"
+            );
+        }
+    }
+    assert_eq!(by_source.len(), 2, "{by_source:?}");
+
+    let report = crossfile(
+        &["bench", "report", out.to_str().expect("utf-8"), "--json"],
+        dir.path(),
+    );
+    assert!(report.status.success(), "{}", stderr(&report));
+    let report: Value = serde_json::from_str(&stdout(&report)).expect("JSON");
+    let sources = &report["sources"][spec];
+    let rows = sources["sources"].as_array().expect("sources");
+    let names: Vec<&str> = rows.iter().filter_map(|s| s["source"].as_str()).collect();
+    assert_eq!(names, ["definitions", "bm25"], "{sources}");
+    let shares: f64 = rows.iter().filter_map(|s| s["token_share"].as_f64()).sum();
+    assert!((shares - 1.0).abs() < 1e-9, "{sources}");
+    for row in rows {
+        let source = row["source"].as_str().expect("source");
+        assert_eq!(
+            row["chunks"].as_u64(),
+            by_source.get(source).map(|n| *n as u64)
+        );
+    }
+    let drawn: u64 = sources["by_drawn_on"]
+        .as_array()
+        .expect("by_drawn_on")
+        .iter()
+        .filter_map(|g| g["n"].as_u64())
+        .sum();
+    assert_eq!(drawn, records.len() as u64);
+    let markdown = crossfile(
+        &["bench", "report", out.to_str().expect("utf-8")],
+        dir.path(),
+    );
+    assert!(stdout(&markdown).contains("## Context sources"));
+}

@@ -55,6 +55,10 @@ fn record(case: usize, language: &str, retriever: &str, quality: f64) -> RunReco
             end_line: Some(10),
             score: 7.25 - quality,
             origin: Some(["same_file", "same_dir", "imported", "elsewhere"][case % 4].into()),
+            source: None,
+            tokens: None,
+            reference_overlap: None,
+            suggestion_overlap: None,
         }],
         prompt_tokens: PromptTokenCounts {
             crossfile: 40,

@@ -1,13 +1,16 @@
 //! Markdown renderings of a run's [`Report`] and of a [`RunComparison`], for stdout.
 
+mod context;
+
 use std::fmt::Write;
 
-use super::bootstrap::{Bootstrap, Interval};
-use super::build::Report;
-use super::compare::{ALL_LANGUAGES, CaseChange, Comparison, MetricDiff, Pairing, RunComparison};
-use super::provenance::origin_names;
-use super::summary::{GroupSummary, is_control};
 use crate::bench::scoring::scale::display_decimals;
+use crate::report::bootstrap::{Bootstrap, Interval};
+use crate::report::build::Report;
+use crate::report::compare::{
+    ALL_LANGUAGES, CaseChange, Comparison, MetricDiff, Pairing, RunComparison,
+};
+use crate::report::summary::{GroupSummary, is_control};
 
 /// The label an upper-bound retriever gets in every table.
 pub const UPPER_BOUND: &str = "(upper bound)";
@@ -103,55 +106,9 @@ pub fn report_markdown(report: &Report) -> String {
         }
     }
     categories_section(&mut out, report);
-    provenance_section(&mut out, report);
+    context::provenance_section(&mut out, report);
+    context::sources_section(&mut out, report);
     out
-}
-
-/// Where each retriever's chunks come from, and EM and ES by identifier overlap; nothing for a
-/// run whose records predate them.
-fn provenance_section(out: &mut String, report: &Report) {
-    if report.provenance.is_empty() {
-        return;
-    }
-    let names = origin_names(&report.provenance);
-    let _ = writeln!(
-        out,
-        "\n## Where the context comes from\n\n\
-         Per retriever, the share of its retrieved chunks by origin, relative to the case's file: \
-         the file itself (`same_file`), another file of its folder (`same_dir`), a file of a \
-         module it imports (`imported`), or elsewhere. Then the scored cases by identifier \
-         overlap (the share of the reference's distinct identifiers some retrieved chunk \
-         holds), with EM and ES as percentages.\n"
-    );
-    let _ = writeln!(out, "| retriever | chunks | {} |", names.join(" | "));
-    let _ = writeln!(out, "|---|---:|{}", "---:|".repeat(names.len()));
-    let rows = report.provenance_rows();
-    for (retriever, p) in &rows {
-        let shares: Vec<String> = names
-            .iter()
-            .map(|n| format!("{:.1}%", 100.0 * p.origins.get(n).copied().unwrap_or(0.0)))
-            .collect();
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} |",
-            retriever_cell(retriever, report.is_upper_bound(retriever)),
-            p.chunks,
-            shares.join(" | ")
-        );
-    }
-    let _ = writeln!(
-        out,
-        "\n| retriever | overlap | n | em | es |\n|---|---|---:|---:|---:|"
-    );
-    let value = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.2}"));
-    for (retriever, p) in &rows {
-        let name = retriever_cell(retriever, report.is_upper_bound(retriever));
-        for b in &p.by_overlap {
-            let (n, em, es) = (b.n, value(b.em), value(b.es));
-            let _ = writeln!(out, "| {name} | {} | {n} | {em} | {es} |", b.bucket);
-        }
-        let _ = writeln!(out, "| {name} | unmeasured | {} | – | – |", p.unmeasured);
-    }
 }
 
 /// EM, ES and chrF by line category (cases mined from history), per retriever, then every two
@@ -420,7 +377,7 @@ fn language_label(language: &str) -> String {
     }
 }
 
-fn retriever_cell(name: &str, upper_bound: bool) -> String {
+pub(super) fn retriever_cell(name: &str, upper_bound: bool) -> String {
     if upper_bound {
         format!("{} {UPPER_BOUND}", cell(name))
     } else if is_control(name) {
