@@ -415,6 +415,9 @@ pub struct ChunkInfo {
     /// (`same_file`, `same_dir`, `imported`, `elsewhere`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub origin: Option<&'static str>,
+    /// The source that gave it, as a spec, when a `mix:` retriever composed the context.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
     /// `crossfile.context` only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,

@@ -79,6 +79,8 @@ export interface Chunk {
   score: number;
   /** Compare only: where the chunk comes from relative to the cursor's file. */
   origin?: 'same_file' | 'same_dir' | 'imported' | 'elsewhere';
+  /** The source that gave it, when a `mix:` retriever composed the context. */
+  source?: string;
   text?: string;
 }
 

@@ -11,7 +11,8 @@ function num(value: unknown, digits = 1): string {
 function chunkLink(c: Chunk): string {
   const lines = c.startLine !== null && c.endLine !== null ? `:${c.startLine}-${c.endLine}` : '';
   const origin = c.origin ? ` · <span class="origin">${h(c.origin)}</span>` : '';
-  const label = `${h(c.path)}${lines}${origin} <span class="muted">${num(c.score, 2)}</span>`;
+  const source = c.source ? ` · <span class="source">${h(c.source)}</span>` : '';
+  const label = `${h(c.path)}${lines}${origin}${source} <span class="muted">${num(c.score, 2)}</span>`;
   if (!c.uri) return `<div class="chunk">${label}</div>`;
   return `<a class="chunk" href="#" data-uri="${h(c.uri)}" data-line="${c.startLine ?? 1}">${label}</a>`;
 }

@@ -41,7 +41,7 @@ pre { white-space: pre-wrap; background: var(--vscode-textCodeBlock-background);
 a.chunk { color: var(--vscode-textLink-foreground); cursor: pointer; text-decoration: none; display: block; }
 a.chunk:hover { text-decoration: underline; }
 .muted { color: var(--vscode-descriptionForeground); }
-.origin { color: var(--vscode-descriptionForeground); font-style: italic; }
+.origin, .source { color: var(--vscode-descriptionForeground); font-style: italic; }
 .overlap { color: var(--vscode-descriptionForeground); font-size: 0.8em; font-weight: normal; }
 del { background: var(--vscode-diffEditor-removedTextBackground); text-decoration: line-through; }
 ins { background: var(--vscode-diffEditor-insertedTextBackground); text-decoration: none; }

@@ -60,7 +60,7 @@ test('compare shows one column per retriever, marks upper bounds and renders the
   assert.match(body, /data-metric="es">66\.7</);
 });
 
-test('compare shows each chunk\'s origin beside it and the overlap in the column header', () => {
+test('compare shows each chunk\'s origin and source beside it and the overlap in the column header', () => {
   const body = compareBody({
     uri: 'file:///w/a.py', position: { line: 4, character: 2 }, caseId: 'c1', reference: 'abc',
     results: [
@@ -68,11 +68,14 @@ test('compare shows each chunk\'s origin beside it and the overlap in the column
         chunks: [
           { path: 'pkg/near.py', uri: 'file:///w/pkg/near.py', startLine: 3, endLine: 12, score: 2.5, origin: 'same_dir' },
           { path: 'lib/<x>.py', uri: null, startLine: null, endLine: null, score: 1, origin: 'imported' },
+          { path: 'lib/y.py', uri: null, startLine: 1, endLine: 4, score: 0.5, origin: 'imported', source: 'definitions' },
         ] },
       { retriever: 'none', upperBound: false, chunks: [], suggestion: 'x', latencyMs: 3 },
     ],
   });
-  assert.match(body, /pkg\/near\.py:3-12 · <span class="origin">same_dir<\/span>/);
+  assert.match(body, /pkg\/near\.py:3-12 · <span class="origin">same_dir<\/span> <span/);
+  // A mix's chunk names its source after its origin.
+  assert.match(body, /lib\/y\.py:1-4 · <span class="origin">imported<\/span> · <span class="source">definitions<\/span>/);
   assert.match(body, /lib\/&lt;x&gt;\.py · <span class="origin">imported<\/span>/);
   assert.match(body, /<h2>bm25 <span class="overlap"[^>]*>overlap 0\.67<\/span><\/h2>/);
   // No overlap without chunks: the header says nothing.

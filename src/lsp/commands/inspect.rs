@@ -222,6 +222,7 @@ fn chunk_info(hit: &Hit, root: Option<&Path>, with_text: bool) -> ChunkInfo {
         end_line: hit.chunker.map(|_| hit.lines.end),
         score: hit.score,
         origin: None,
+        source: hit.source.clone(),
         text: with_text.then(|| hit.text.clone()),
     }
 }

@@ -63,7 +63,9 @@ local function chunks(b, list, with_text)
     local lines = ch.startLine and (':%d-%d'):format(ch.startLine, ch.endLine) or ''
     -- compare's chunks say where they come from: same_file, same_dir, imported or elsewhere.
     local origin = type(ch.origin) == 'string' and (' · ' .. ch.origin) or ''
-    b.add(('    %s%s%s  %s'):format(ch.path or '?', lines, origin, number(ch.score)), 'CrossfileChunk')
+    -- a mix's chunks name the source that gave them.
+    local source = type(ch.source) == 'string' and (' · ' .. ch.source) or ''
+    b.add(('    %s%s%s%s  %s'):format(ch.path or '?', lines, origin, source, number(ch.score)), 'CrossfileChunk')
     if ch.uri then b.links[#b.lines] = { uri = ch.uri, line = ch.startLine or 1 } end
     if with_text and ch.text then b.block(ch.text, '      │ ') end
   end
