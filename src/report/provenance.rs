@@ -131,7 +131,7 @@ pub fn provenance(records: &[RunRecord]) -> Provenance {
 }
 
 /// The mean of `metric` over `group` as a percentage of the format's scale.
-fn percent_mean(group: &[&RunRecord], metric: &str) -> Option<f64> {
+pub(super) fn percent_mean(group: &[&RunRecord], metric: &str) -> Option<f64> {
     let values: Vec<f64> = group
         .iter()
         .filter_map(|r| {

@@ -11,9 +11,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::bootstrap::mean;
+use super::provenance::percent_mean;
 use super::summary::retrievers;
 use crate::bench::runfile::record::{ChunkRef, RunRecord};
-use crate::bench::scoring::scale::{display_max, display_value};
 
 /// The group of the cases whose suggestion shares no identifier with any chunk.
 pub const NO_SOURCE: &str = "none";
@@ -148,18 +148,6 @@ fn drawn_on(record: &RunRecord) -> Option<&str> {
         }
     }
     best.map(|(_, source)| source)
-}
-
-/// The mean of `metric` over `group` as a percentage of the format's scale.
-fn percent_mean(group: &[&RunRecord], metric: &str) -> Option<f64> {
-    let values: Vec<f64> = group
-        .iter()
-        .filter_map(|r| {
-            let max = display_max(&r.format, metric)?;
-            Some(display_value(r, metric)? * 100.0 / max)
-        })
-        .collect();
-    mean(&values)
 }
 
 #[cfg(test)]

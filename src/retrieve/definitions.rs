@@ -1,6 +1,6 @@
 //! `definitions`: where the names used near the cursor are defined, as skeletons.
 //!
-//! The names of the lines around the cursor (before and after it, [`names::near_cursor`]) are
+//! The names of the lines around the cursor (before and after it, [`names::of_query`]) are
 //! looked up in the workspace's symbol table ([`Snapshot::definitions`]); each definition in
 //! another file of the query's language family scores by how near the cursor its name is used,
 //! where the file is (a module the cursor's file imports first, then its folder, then anywhere:
@@ -11,16 +11,12 @@
 
 use std::collections::HashMap;
 
-use super::names::{NameUse, near_cursor};
+use super::names::{self, NameUse};
 use super::{Hit, Origin, Origins, Query, RetrieveError, Retriever};
 use crate::chunk::ChunkerKind;
 use crate::index::{Snapshot, SymbolRef};
 use crate::lang::{SymbolKind, skeleton};
 
-/// Lines before the cursor (its own included) whose names are looked up.
-pub const BEFORE_LINES: usize = 30;
-/// Lines from the cursor on (the rest of its line first) whose names are looked up.
-pub const AFTER_LINES: usize = 10;
 /// A name defined in more files than this, none of them imported, says nothing of where.
 const MAX_PLACES: usize = 6;
 
@@ -39,20 +35,7 @@ impl Retriever for Definitions {
         if top_k == 0 {
             return Ok(Vec::new());
         }
-        let names = match &query.search_text {
-            // A docstring query (EvoCodeBench): its names, all at the cursor.
-            Some(text) => near_cursor(
-                &Query {
-                    left: text.clone(),
-                    right: String::new(),
-                    ..query.clone()
-                },
-                language,
-                usize::MAX,
-                0,
-            ),
-            None => near_cursor(query, language, BEFORE_LINES, AFTER_LINES),
-        };
+        let names = names::of_query(query, language);
         if names.is_empty() {
             return Ok(Vec::new());
         }

@@ -2,7 +2,7 @@
 //! how near it is, over the index's `bm25` chunks of other files.
 //!
 //! Where `bm25` queries with every term of the last lines before the cursor, this asks for the
-//! whole identifiers of the lines around it (before and after, [`names::near_cursor`]), each a
+//! whole identifiers of the lines around it (before and after, [`names::of_query`]), each a
 //! term boosted by its nearness (`1 / (1 + lines / 4)`), and leaves out the cursor's whole file:
 //! the prompt shows it already. After the second place of the 2025 context-collection challenge
 //! for code completion (keyword search with the names near the cursor, ranked by distance).
@@ -12,8 +12,7 @@ use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query as TantivyQuery, Ter
 use tantivy::schema::IndexRecordOption;
 
 use super::bm25::search_chunks;
-use super::definitions::{AFTER_LINES, BEFORE_LINES};
-use super::names::near_cursor;
+use super::names;
 use super::{Exclude, Hit, Query, RetrieveError, Retriever};
 use crate::index::Snapshot;
 
@@ -32,19 +31,7 @@ impl Retriever for Identifiers {
         let Some(language) = query.language else {
             return Ok(Vec::new());
         };
-        let names = match &query.search_text {
-            Some(text) => near_cursor(
-                &Query {
-                    left: text.clone(),
-                    right: String::new(),
-                    ..query.clone()
-                },
-                language,
-                usize::MAX,
-                0,
-            ),
-            None => near_cursor(query, language, BEFORE_LINES, AFTER_LINES),
-        };
+        let names = names::of_query(query, language);
         if names.is_empty() || top_k == 0 {
             return Ok(Vec::new());
         }

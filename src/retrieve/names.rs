@@ -45,10 +45,38 @@ const COMMON: &[&str] = &[
     "e",
 ];
 
-/// The names used in the last `before` lines up to the cursor and the first `after` lines from
-/// it, nearest first (then by name); keywords, common names and one-letter names are left out,
-/// as are words inside string literals and line comments.
-pub fn near_cursor(query: &Query, language: Language, before: usize, after: usize) -> Vec<NameUse> {
+/// Lines before the cursor (its own included) whose names count.
+pub const BEFORE_LINES: usize = 30;
+/// Lines from the cursor on (the rest of its line first) whose names count.
+pub const AFTER_LINES: usize = 10;
+
+/// The names `query`'s cursor is about: those of the [`BEFORE_LINES`] up to it and the
+/// [`AFTER_LINES`] from it, or, for a query with a search text (EvoCodeBench's docstring), the
+/// text's names, all at the cursor.
+pub fn of_query(query: &Query, language: Language) -> Vec<NameUse> {
+    match &query.search_text {
+        Some(text) => near_cursor(text, "", language, usize::MAX, 0),
+        None => near_cursor(
+            &query.left,
+            &query.right,
+            language,
+            BEFORE_LINES,
+            AFTER_LINES,
+        ),
+    }
+}
+
+/// The names used in the last `before` lines of `left` (the text up to the cursor) and the
+/// first `after` lines of `right` (from it), nearest first (then by name); keywords, common
+/// names and one-letter names are left out, as are words inside string literals and line
+/// comments.
+fn near_cursor(
+    left: &str,
+    right: &str,
+    language: Language,
+    before: usize,
+    after: usize,
+) -> Vec<NameUse> {
     let mut found: HashMap<String, NameUse> = HashMap::new();
     let mut add = |name: &str, distance: u32, member: bool| {
         if name.len() < 2 || COMMON.contains(&name) || language.is_keyword(name) {
@@ -64,7 +92,7 @@ pub fn near_cursor(query: &Query, language: Language, before: usize, after: usiz
         entry.member |= member;
         entry.uses += 1;
     };
-    let left: Vec<&str> = query.left.split('\n').collect();
+    let left: Vec<&str> = left.split('\n').collect();
     for (distance, line) in left.iter().rev().take(before).enumerate() {
         scan(
             language,
@@ -74,7 +102,7 @@ pub fn near_cursor(query: &Query, language: Language, before: usize, after: usiz
         );
     }
     // The cursor's line goes on in the right context's first line.
-    for (distance, line) in query.right.split('\n').take(after).enumerate() {
+    for (distance, line) in right.split('\n').take(after).enumerate() {
         scan(
             language,
             line,
@@ -154,7 +182,7 @@ def box_volume(width, height, depth):
     return base * depth + helpers.scale(base)
 ";
         let q = Query::new("m.py", text, Position { line: 6, col: 11 }).expect("cursor");
-        let names = near_cursor(&q, Language::Python, 20, 5);
+        let names = near_cursor(&q.left, &q.right, Language::Python, 20, 5);
         let got: Vec<(&str, u32, bool)> = names
             .iter()
             .map(|n| (n.name.as_str(), n.distance, n.member))
