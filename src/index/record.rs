@@ -43,6 +43,7 @@ pub struct CcevalRecord {
 pub struct OutlineRecord {
     symbols: Vec<(String, u8, u32, u32)>,
     imports: Vec<(u32, String, Vec<String>)>,
+    reexports: Vec<(u32, String, Vec<String>)>,
 }
 
 impl From<&Outline> for OutlineRecord {
@@ -60,11 +61,8 @@ impl From<&Outline> for OutlineRecord {
                     (s.name.clone(), kind, s.lines.start, s.lines.end)
                 })
                 .collect(),
-            imports: outline
-                .imports
-                .iter()
-                .map(|i| (i.line, i.module.clone(), i.names.clone()))
-                .collect(),
+            imports: imports_record(&outline.imports),
+            reexports: imports_record(&outline.reexports),
         }
     }
 }
@@ -85,17 +83,28 @@ impl OutlineRecord {
                     lines: start..end,
                 })
                 .collect(),
-            imports: self
-                .imports
-                .into_iter()
-                .map(|(line, module, names)| Import {
-                    line,
-                    module,
-                    names,
-                })
-                .collect(),
+            imports: imports_of(self.imports),
+            reexports: imports_of(self.reexports),
         }
     }
+}
+
+fn imports_record(imports: &[Import]) -> Vec<(u32, String, Vec<String>)> {
+    imports
+        .iter()
+        .map(|i| (i.line, i.module.clone(), i.names.clone()))
+        .collect()
+}
+
+fn imports_of(records: Vec<(u32, String, Vec<String>)>) -> Vec<Import> {
+    records
+        .into_iter()
+        .map(|(line, module, names)| Import {
+            line,
+            module,
+            names,
+        })
+        .collect()
 }
 
 /// A chunk's line range as a pair.

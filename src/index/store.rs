@@ -26,7 +26,7 @@ use crate::terms::CodeTokenizer;
 
 /// Version of the on-disk layout (schema, record encoding, chunk and term rules). Bump it when
 /// any of them changes: an index of another version is rebuilt.
-pub const FORMAT: u32 = 3;
+pub const FORMAT: u32 = 4;
 
 /// Field handles.
 #[derive(Clone, Copy, Debug)]

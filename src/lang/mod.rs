@@ -69,6 +69,28 @@ pub struct Outline {
     /// Import statements anywhere in the file, in document order; a Python `import a, b`
     /// gives one per module.
     pub imports: Vec<Import>,
+    /// What the file passes on from other modules without binding it (TypeScript's
+    /// `export * from './a'`, `export { A, B as C } from './b'`): `names` are the names it
+    /// exports (empty for `export *`). Python has no such statement: a package's `__init__.py`
+    /// passes on what it imports ([`Outline::passed_on`]).
+    pub reexports: Vec<Import>,
+}
+
+impl Outline {
+    /// What the file at `path` passes on to a module that imports it: its re-exports, and for a
+    /// Python package's `__init__.py` its imports.
+    pub fn passed_on(&self, path: &str) -> &[Import] {
+        if self.reexports.is_empty() && is_package_init(path) {
+            &self.imports
+        } else {
+            &self.reexports
+        }
+    }
+}
+
+/// Whether `path` is a Python package's `__init__.py`.
+fn is_package_init(path: &str) -> bool {
+    path.rsplit('/').next() == Some("__init__.py")
 }
 
 impl Language {

@@ -8,6 +8,9 @@ use super::{Language, Outline, SymbolKind};
 /// Lines a skeleton keeps at most; a longer one ends with an elision.
 pub const MAX_SKELETON_LINES: usize = 60;
 
+/// A function of at most this many lines is shown whole.
+pub const WHOLE_LINES: usize = 6;
+
 /// The skeleton of `outline.symbols[index]` in `text` (the file the outline is of).
 pub fn skeleton(language: Language, text: &str, outline: &Outline, index: usize) -> String {
     let lines: Vec<&str> = text.split('\n').collect();
@@ -58,12 +61,15 @@ pub fn skeleton(language: Language, text: &str, outline: &Outline, index: usize)
     finish(out)
 }
 
-/// A function's signature and doc's first line, its body elided; the whole of a definition that
-/// fits on its signature's lines.
+/// A function's signature and doc's first line, its body elided; the whole of a definition of at
+/// most [`WHOLE_LINES`] lines (a getter's body says more than its elision, at a line's cost).
 fn elided(language: Language, lines: &[&str], range: std::ops::Range<usize>) -> Vec<String> {
     let Some(first) = lines.get(range.start) else {
         return Vec::new();
     };
+    if range.len() <= WHOLE_LINES {
+        return lines[range].iter().map(|l| (*l).to_string()).collect();
+    }
     let indent = leading(first);
     let header_end = signature_end(language, lines, range.clone());
     let mut out: Vec<String> = lines[range.start..=header_end]
@@ -262,11 +268,16 @@ class Store:
         ...
 
     def add(self, item):  # one more
-        ...
+        self.items.append(item)
+        return len(self.items)
 "
         );
+        // A short method is whole: its body costs two lines.
         let add = skeleton_of(Language::Python, text, "add");
-        assert_eq!(add, "    def add(self, item):  # one more\n        ...\n");
+        assert_eq!(
+            add,
+            "    def add(self, item):  # one more\n        self.items.append(item)\n        return len(self.items)\n"
+        );
     }
 
     #[test]
@@ -282,7 +293,11 @@ public class Counter {
      * @return the new count
      */
     public int increment() {
+        if (count == Integer.MAX_VALUE) {
+            throw new IllegalStateException();
+        }
         count += 1;
+        log(count);
         return count;
     }
 
@@ -320,6 +335,9 @@ public class Counter {
         let ts = "\
 export function area(width: number,
                      height: number): number {
+  if (width < 0 || height < 0) {
+    throw new Error(\"negative\");
+  }
   const a = width * height;
   return a;
 }
@@ -337,6 +355,10 @@ namespace A {
         /// <summary>Doubles it.</summary>
         public int Twice(int x)
         {
+            if (x > int.MaxValue / 2)
+            {
+                throw new OverflowException();
+            }
             return 2 * x;
         }
     }

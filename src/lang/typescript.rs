@@ -72,12 +72,7 @@ impl<'t> Visitor<'t, TypeScript> {
                 false
             }
             "import_specifier" => {
-                if let Some(name) = child
-                    .child_by_field_name("alias")
-                    .or_else(|| child.child_by_field_name("name"))
-                {
-                    names.push(unquote(walk::text(name, src)).to_owned());
-                }
+                names.extend(bound_name(child, src));
                 false
             }
             "import_clause" | "named_imports" | "namespace_import" | "import_require_clause" => {
@@ -88,6 +83,31 @@ impl<'t> Visitor<'t, TypeScript> {
         if let Some(module) = module {
             walk::import(out, node, module, names);
         }
+    }
+
+    /// `export * from './a'`, `export * as ns from './a'`, `export { A, B as C } from './b'`:
+    /// the names exported (`ns`; `A`, `C`; none for `export *`).
+    fn reexport(&mut self, node: Node<'t>, source: Node<'t>, out: &mut Outline) {
+        let src = self.src;
+        let mut names = Vec::new();
+        walk::descendants(&mut self.cursor, node, |child, _| match child.kind() {
+            "export_specifier" => {
+                names.extend(bound_name(child, src));
+                false
+            }
+            "identifier" => {
+                names.push(walk::text(child, src).to_owned());
+                false
+            }
+            "export_clause" | "namespace_export" => true,
+            _ => false,
+        });
+        walk::reexport(
+            out,
+            node,
+            unquote(walk::text(source, src)).to_owned(),
+            names,
+        );
     }
 
     /// `import x = A.B;` binds `x`.
@@ -154,11 +174,18 @@ impl<'t> Visit<'t> for Visitor<'t, TypeScript> {
                 walk::define(out, self.src, node, name(), SymbolKind::Function, start);
                 Some(Frame::default())
             }
-            // `export` and `declare` start the definition they wrap.
-            "export_statement" | "ambient_declaration" => Some(Frame {
-                start: Some(walk::lines(node, start).start),
-                ..Frame::default()
-            }),
+            // `export … from './a'` re-exports; `export` and `declare` otherwise start the
+            // definition they wrap.
+            "export_statement" | "ambient_declaration" => {
+                if let Some(source) = node.child_by_field_name("source") {
+                    self.reexport(node, source, out);
+                    return None;
+                }
+                Some(Frame {
+                    start: Some(walk::lines(node, start).start),
+                    ..Frame::default()
+                })
+            }
             "lexical_declaration" => Some(Frame {
                 lexical: true,
                 start: Some(walk::lines(node, start).start),
@@ -192,6 +219,14 @@ fn is_function(value: Option<Node>) -> bool {
             "arrow_function" | "function_expression" | "generator_function"
         )
     })
+}
+
+/// The name an import or export specifier binds: `C` of `B as C`, else `B`.
+fn bound_name(specifier: Node, src: &str) -> Option<String> {
+    specifier
+        .child_by_field_name("alias")
+        .or_else(|| specifier.child_by_field_name("name"))
+        .map(|name| unquote(walk::text(name, src)).to_owned())
 }
 
 /// A string literal's content: `'./x'` is `./x`.
@@ -291,6 +326,9 @@ import './side-effect';
 import fs = require('fs');
 import Alias = Outer.Inner;
 export { A } from './x';
+export * from "./all";
+export * as space from './space';
+export { B as Bee, type T2 } from '../b';
 "#,
             expect![[r#"
                 import   0 ./x [A, C]
@@ -301,6 +339,10 @@ export { A } from './x';
                 import   5 ./side-effect []
                 import   6 fs [fs]
                 import   7 Outer.Inner [Alias]
+                reexport 8 ./x [A]
+                reexport 9 ./all []
+                reexport 10 ./space [space]
+                reexport 11 ../b [Bee, T2]
             "#]],
         );
     }

@@ -190,11 +190,20 @@ pub(super) fn define(
 
 /// Records an import.
 pub(super) fn import(out: &mut Outline, node: Node, module: String, names: Vec<String>) {
-    out.imports.push(Import {
+    out.imports.push(import_at(node, module, names));
+}
+
+/// Records a re-export (`export * from './a'`).
+pub(super) fn reexport(out: &mut Outline, node: Node, module: String, names: Vec<String>) {
+    out.reexports.push(import_at(node, module, names));
+}
+
+fn import_at(node: Node, module: String, names: Vec<String>) -> Import {
+    Import {
         line: row(node),
         module,
         names,
-    });
+    }
 }
 
 fn to_u32(n: usize) -> u32 {
@@ -219,14 +228,19 @@ pub(super) fn render(outline: &Outline) -> String {
             sym.name, sym.lines.start, sym.lines.end
         );
     }
-    for imp in &outline.imports {
-        let _ = writeln!(
-            s,
-            "import   {} {} [{}]",
-            imp.line,
-            imp.module,
-            imp.names.join(", ")
-        );
+    for (kind, imports) in [
+        ("import", &outline.imports),
+        ("reexport", &outline.reexports),
+    ] {
+        for imp in imports {
+            let _ = writeln!(
+                s,
+                "{kind:<8} {} {} [{}]",
+                imp.line,
+                imp.module,
+                imp.names.join(", ")
+            );
+        }
     }
     s
 }

@@ -4,7 +4,8 @@
 //! The first that applies, in this order: [`Origin::SameFile`] (the completion's own file),
 //! [`Origin::SameDir`] (another file of the same folder), [`Origin::Imported`] (a file one of the
 //! completion file's imports names, resolved against the workspace's files of its language family
-//! by [`Modules::files_named`]), [`Origin::Elsewhere`]. What a Java or C# file sees without an
+//! by [`Modules::files_named`], and what such a file passes on: a TypeScript barrel's
+//! `export * from`, a Python package's `__init__.py` imports), [`Origin::Elsewhere`]. What a Java or C# file sees without an
 //! import counts as imported too: its own package's classes in another source root
 //! (`src/test/java/org/a/` for `src/main/java/org/a/`), and the files of its namespace and each
 //! enclosing one ([`lang::namespaces`], resolved as a `using` of each). Only the path decides, so
@@ -14,7 +15,7 @@ use std::collections::HashSet;
 
 use super::Query;
 use crate::index::Snapshot;
-use crate::lang::{self, Import, Language, Modules};
+use crate::lang::{self, Import, Language, Modules, Outline};
 use crate::workspace::relative_folder;
 
 /// Where a chunk comes from.
@@ -80,10 +81,16 @@ impl Origins {
             Some(entry) => (entry.outline.imports.clone(), Vec::new()),
             None => declared(language, &format!("{}{}", query.left, query.right)),
         };
+        let outline = |path: &str| snapshot.file(path).map(|entry| &entry.outline);
         match snapshot.modules(language) {
-            Some(modules) => {
-                Origins::resolved(&query.path, language, &imports, &namespaces, modules)
-            }
+            Some(modules) => Origins::resolved(
+                &query.path,
+                language,
+                &imports,
+                &namespaces,
+                modules,
+                &outline,
+            ),
             None => Origins::without_imports(&query.path),
         }
     }
@@ -107,17 +114,20 @@ impl Origins {
                 modules.add(file, file_language);
             }
         }
-        Origins::resolved(path, language, imports, namespaces, &modules)
+        Origins::resolved(path, language, imports, namespaces, &modules, &|_| None)
     }
 
     /// The origins for the file at `path` with `imports`, declaring `namespaces`, resolved
-    /// against `modules` (its language family's files).
-    fn resolved(
+    /// against `modules` (its language family's files). A module whose `outline` passes names
+    /// on from others (a TypeScript barrel's `export * from`, a Python package's `__init__.py`:
+    /// [`Outline::passed_on`]) makes those imported too, followed [`MAX_HOPS`] deep.
+    fn resolved<'o>(
         path: &str,
         language: Language,
         imports: &[Import],
         namespaces: &[String],
         modules: &Modules,
+        outline: &dyn Fn(&str) -> Option<&'o Outline>,
     ) -> Origins {
         let mut origins = Origins::without_imports(path);
         let implicit: Vec<Import> = namespaces
@@ -128,10 +138,32 @@ impl Origins {
                 names: Vec::new(),
             })
             .collect();
+        // Files whose re-exports are still to follow, with the names the import wanted and the
+        // hops taken to reach them.
+        let mut pending: Vec<(&str, &[String], usize)> = Vec::new();
         for import in imports.iter().chain(&implicit) {
             for file in modules.files_named(import, path, language) {
-                if file != path {
-                    origins.imported.insert(file.to_owned());
+                if file != path && origins.imported.insert(file.to_owned()) {
+                    pending.push((file, &import.names, 1));
+                }
+            }
+        }
+        let mut followed = 0;
+        while let Some((file, wanted, hops)) = pending.pop() {
+            let Some(passed) = outline(file) else {
+                continue;
+            };
+            for reexport in passes_on(passed, file, wanted) {
+                for next in modules.files_named(reexport, file, language) {
+                    if followed == MAX_PASSED_ON {
+                        return origins;
+                    }
+                    if next != path && origins.imported.insert(next.to_owned()) {
+                        followed += 1;
+                        if hops < MAX_HOPS {
+                            pending.push((next, wanted, hops + 1));
+                        }
+                    }
                 }
             }
         }
@@ -165,6 +197,32 @@ impl Origins {
             Origin::Elsewhere
         }
     }
+}
+
+/// How many re-exports deep an import is followed (`index.ts` → `external.ts` → `types.ts`).
+const MAX_HOPS: usize = 4;
+
+/// How many files re-exports may add to one file's imports: a barrel of a whole library says
+/// little past that.
+const MAX_PASSED_ON: usize = 64;
+
+/// What `outline` (of the file at `path`) passes on to an import that wanted `wanted`: the
+/// re-exports naming one of them, and every `export *`; all of them when the import names none
+/// of what the file passes on or defines (`import pkg`, `import * as ns`: the name is the
+/// module's, not one of its members).
+fn passes_on<'o>(outline: &'o Outline, path: &str, wanted: &[String]) -> Vec<&'o Import> {
+    let passed = outline.passed_on(path);
+    let named = |name: &String| {
+        passed.iter().any(|r| r.names.contains(name))
+            || outline.symbols.iter().any(|s| s.name == *name)
+    };
+    if !wanted.iter().any(named) {
+        return passed.iter().collect();
+    }
+    passed
+        .iter()
+        .filter(|r| r.names.is_empty() || r.names.iter().any(|n| wanted.contains(n)))
+        .collect()
 }
 
 /// The imports and the declared namespaces ([`lang::namespaces`]) of `text`, parsed once as

@@ -208,8 +208,83 @@ export const z = 1;
             src/app/main.ts  same_file
             src/app/theme.ts  same_dir
             src/store.ts  imported
-            src/ui/button.ts  elsewhere
+            src/ui/button.ts  imported
             src/ui/index.ts  imported
+        "#]],
+    );
+}
+
+#[test]
+fn reexports_are_followed_to_the_modules_they_pass_on() {
+    // zod's layout: the package's index re-exports `external`, which re-exports the modules
+    // defining the names; a named re-export is followed only for the names it exports.
+    check(
+        r#"
+//- src/app.ts
+import { object } from "./lib";
+import { Button } from "./ui";
+
+object($0);
+//- src/lib/index.ts
+import * as z from "./external";
+export * from "./external";
+export { z };
+//- src/lib/external.ts
+export * from "./types";
+export * from "./helpers/util";
+//- src/lib/types.ts
+export function object() {}
+//- src/lib/helpers/util.ts
+export function util() {}
+//- src/lib/unrelated.ts
+export function unrelated() {}
+//- src/ui/index.ts
+export { Button } from "./button";
+export { Slider } from "./slider";
+//- src/ui/button.ts
+export class Button {}
+//- src/ui/slider.ts
+export class Slider {}
+"#,
+        expect![[r#"
+            src/app.ts  same_file
+            src/lib/external.ts  imported
+            src/lib/helpers/util.ts  imported
+            src/lib/index.ts  imported
+            src/lib/types.ts  imported
+            src/lib/unrelated.ts  elsewhere
+            src/ui/button.ts  imported
+            src/ui/index.ts  imported
+            src/ui/slider.ts  elsewhere
+        "#]],
+    );
+    // A Python package's `__init__.py` passes on what it imports; `import pkg` wants it all.
+    check(
+        r#"
+//- main.py
+from models import Item
+import tools
+
+Item($0)
+//- models/__init__.py
+from .item import Item
+from .order import Order
+//- models/item.py
+class Item: ...
+//- models/order.py
+class Order: ...
+//- tools/__init__.py
+from .a import *
+//- tools/a.py
+def a(): ...
+"#,
+        expect![[r#"
+            main.py  same_file
+            models/__init__.py  imported
+            models/item.py  imported
+            models/order.py  elsewhere
+            tools/__init__.py  imported
+            tools/a.py  imported
         "#]],
     );
 }

@@ -424,8 +424,9 @@ fn definitions_are_the_names_near_the_cursor_as_skeletons() {
     "#]]
     .assert_eq(&render(&hits));
     assert_eq!(
-        hits[0].text, "def load_user(store, user_id):\n    ...\n",
-        "the body is elided"
+        hits[0].text,
+        "def load_user(store, user_id):\n    row = store.fetch(user_id)\n    return User(row[\"id\"], row[\"name\"])\n",
+        "a short function is whole"
     );
     assert!(hits.iter().all(|h| h.chunker == Some(ChunkerKind::Syntax)));
     // Nothing of the query's own file, and nothing without a name near the cursor.
@@ -478,8 +479,8 @@ fn definitions_resolve_typescript_imports_to_class_skeletons() {
         "the imported one first: {hits:?}"
     );
     assert_eq!(
-        hits[0].text,
-        "export class Store {\n  private items: string[] = [];\n\n  add(item: string): number {\n    // …\n  }\n}\n"
+        hits[0].text, files[0].1,
+        "a class of short methods is whole"
     );
     assert!(hits[0].score > hits.get(1).map_or(0.0, |h| h.score));
 }
