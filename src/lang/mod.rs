@@ -80,7 +80,7 @@ impl Outline {
     /// What the file at `path` passes on to a module that imports it: its re-exports, and for a
     /// Python package's `__init__.py` its imports.
     pub fn passed_on(&self, path: &str) -> &[Import] {
-        if self.reexports.is_empty() && is_package_init(path) {
+        if is_package_init(path) {
             &self.imports
         } else {
             &self.reexports

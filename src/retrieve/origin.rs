@@ -5,11 +5,11 @@
 //! [`Origin::SameDir`] (another file of the same folder), [`Origin::Imported`] (a file one of the
 //! completion file's imports names, resolved against the workspace's files of its language family
 //! by [`Modules::files_named`], and what such a file passes on: a TypeScript barrel's
-//! `export * from`, a Python package's `__init__.py` imports), [`Origin::Elsewhere`]. What a Java or C# file sees without an
-//! import counts as imported too: its own package's classes in another source root
-//! (`src/test/java/org/a/` for `src/main/java/org/a/`), and the files of its namespace and each
-//! enclosing one ([`lang::namespaces`], resolved as a `using` of each). Only the path decides, so
-//! context a benchmark case ships (a path, no lines) has an origin too.
+//! `export * from`, a Python package's `__init__.py` imports), [`Origin::Elsewhere`]. What a
+//! Java or C# file sees without an import counts as imported too: its own package's classes in
+//! another source root (`src/test/java/org/a/` for `src/main/java/org/a/`), and the files of its
+//! namespace and each enclosing one ([`lang::namespaces`], resolved as a `using` of each). Only
+//! the path decides, so context a benchmark case ships (a path, no lines) has an origin too.
 
 use std::collections::HashSet;
 
