@@ -346,7 +346,8 @@ pub struct CursorFlags {
     /// 1-based, COL counted in characters.
     #[arg(long, value_name = "FILE:LINE:COL")]
     pub at: String,
-    /// Retriever spec (the spec grammar is in docs/backends.md); default from config, else bm25.
+    /// Retriever spec (the spec grammar is in docs/backends.md); default from config, else
+    /// identifiers.
     #[arg(long, value_name = "SPEC")]
     pub retriever: Option<String>,
     /// Chunks retrieved (default from config, else 5).

@@ -122,7 +122,7 @@ options! {
 options! {
     /// `[retrieve]`: which retriever and its parameters.
     pub struct RetrieveOptions {
-        /// The default retriever spec (`bm25`, `mmr:bm25:0.7`, ...).
+        /// The default retriever spec (`identifiers` when unset; `bm25`, `mmr:bm25:0.7`, ...).
         pub retriever: Option<String>,
         pub top_k: Option<usize>,
         /// Lines before the cursor that form the `bm25` query.

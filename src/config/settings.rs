@@ -9,7 +9,7 @@ use crate::index::IndexSettings;
 use crate::model::ModelSettings;
 use crate::postprocess::{PostprocessSettings, Unit};
 use crate::prompt::{PromptSettings, Template};
-use crate::retrieve::{DenseSettings, Exclude, RetrieveSettings, RetrieverSpec};
+use crate::retrieve::{DEFAULT_RETRIEVER, DenseSettings, Exclude, RetrieveSettings};
 use crate::workspace::WorkspaceSettings;
 
 /// Everything the engine reads, resolved and defaulted.
@@ -97,7 +97,7 @@ impl Settings {
                 retriever: r
                     .retriever
                     .and_then(|s| s.parse().ok())
-                    .unwrap_or(RetrieverSpec::Bm25),
+                    .unwrap_or(DEFAULT_RETRIEVER),
                 top_k: r.top_k.unwrap_or(5),
                 query_lines: r.query_lines.unwrap_or(10),
                 jaccard_query_lines: r.jaccard_query_lines.unwrap_or(20),

@@ -37,7 +37,7 @@ pub use cceval::{CcevalMode, rank_cceval};
 pub use exclude::Exclude;
 pub use origin::{Origin, Origins};
 pub use query::{OWN_REGION_LINES, Query};
-pub use settings::{DenseSettings, RetrieveSettings};
+pub use settings::{DEFAULT_RETRIEVER, DenseSettings, RetrieveSettings};
 pub use spec::{DEFAULT_MMR_LAMBDA, RetrieverSpec};
 
 use crate::chunk::ChunkerKind;

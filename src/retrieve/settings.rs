@@ -4,10 +4,16 @@ use std::path::PathBuf;
 
 use super::{Exclude, RetrieverSpec};
 
+/// The retriever of `complete`, `serve` and both editors when the configuration names none:
+/// the source measured best on the tuning cases of docs/history.md (`identifiers`, with the
+/// default 512-token cross-file block and 5 chunks), so that `bench run --retriever identifiers`
+/// with no other option gives what users get.
+pub const DEFAULT_RETRIEVER: RetrieverSpec = RetrieverSpec::Identifiers;
+
 /// `[retrieve]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RetrieveSettings {
-    /// The retriever used when none is named (default `bm25`).
+    /// The retriever used when none is named (default [`DEFAULT_RETRIEVER`]).
     pub retriever: RetrieverSpec,
     /// Hits returned (default 5).
     pub top_k: usize,

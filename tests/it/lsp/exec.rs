@@ -11,6 +11,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use crossfile::retrieve::DEFAULT_RETRIEVER;
 use serde_json::{Value, json};
 
 use crate::bench::evocodebench::{dev_cases, env_cache, environments};
@@ -24,8 +25,8 @@ const TOKENS: &str = "48";
 /// DEV cases: two methods and a function, one with two tests.
 const PICKED: [usize; 3] = [0, 2, 3];
 
-/// `bench run --format evocodebench` of `cases` with bm25, as the server is configured: its
-/// records by case.
+/// `bench run --format evocodebench` of `cases` with the default retriever, which the server
+/// uses when its settings name none: its records by case.
 fn bench_run(cases: &Path, config: &Path, dir: &Path) -> BTreeMap<String, Value> {
     let out = dir.join("run.jsonl");
     let output = Command::new(env!("CARGO_BIN_EXE_crossfile"))
@@ -35,7 +36,7 @@ fn bench_run(cases: &Path, config: &Path, dir: &Path) -> BTreeMap<String, Value>
             "--format",
             "evocodebench",
             "--retriever",
-            "bm25",
+            &DEFAULT_RETRIEVER.to_string(),
         ])
         .args(["--setting", "local_completion", "--max-new-tokens", TOKENS])
         .args(["--jobs", "1", "--json"])
@@ -262,11 +263,12 @@ fn evocodebench_cases_replayed_and_scored_in_the_editor_agree_with_bench_run() {
         "{probed}"
     );
 
-    // Each retriever's body tested at the case's cursor; bm25's is the run's.
+    // Each retriever's body tested at the case's cursor; the default's is the run's.
     set_text(&mut client, &uri, 6, &text);
     let compared = client.execute(
         "crossfile.compare",
-        json!({"uri": uri, "position": position, "retrievers": ["none", "bm25"]}),
+        json!({"uri": uri, "position": position,
+               "retrievers": ["none", DEFAULT_RETRIEVER.to_string()]}),
     );
     let results = compared["results"].as_array().expect("results");
     assert_eq!(results.len(), 2, "{compared}");

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
+use crossfile::retrieve::DEFAULT_RETRIEVER;
 use serde_json::{Value, json};
 
 use crate::lsp::client::{Client, user_config};
@@ -28,11 +29,12 @@ fn run_records(path: &Path) -> BTreeMap<String, Value> {
         .collect()
 }
 
-/// `bench run` of `cases` in `format` with `bm25`, one job, the user config `cache/user.toml` and
-/// the cache the server uses, into `out`.
+/// `bench run` of `cases` in `format` with the default retriever (the server's), one job, the
+/// user config `cache/user.toml` and the cache the server uses, into `out`.
 fn bench_run(format: &str, cases: &Path, repos: &Path, cache: &Path, out: &Path) {
     let run = Command::new(env!("CARGO_BIN_EXE_crossfile"))
-        .args(["bench", "run", "--format", format, "--retriever", "bm25"])
+        .args(["bench", "run", "--format", format, "--retriever"])
+        .arg(DEFAULT_RETRIEVER.to_string())
         .args(["--jobs", "1", "--cases"])
         .arg(cases)
         .arg("--repos")

@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use crossfile::retrieve::DEFAULT_RETRIEVER;
 use serde_json::{Value, json};
 
 use crate::lsp::client::{Client, FIXTURE, uri};
@@ -59,7 +60,8 @@ fn serve_completes_an_unsaved_buffer() {
     assert!(!insert.trim().is_empty(), "{answer}");
     assert_eq!(items[0].pointer("/textEdit/newText"), Some(&json!(insert)));
     let detail = items[0]["detail"].as_str().unwrap_or_default();
-    assert!(detail.starts_with("crossfile · bm25 · "), "{detail}");
+    let named = format!("crossfile · {DEFAULT_RETRIEVER} · ");
+    assert!(detail.starts_with(&named), "{detail}");
     assert!(detail.ends_with(" ms"), "{detail}");
 
     let mut inline_at = at.clone();

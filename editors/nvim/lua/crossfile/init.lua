@@ -235,7 +235,7 @@ local function attached()
 end
 
 --- The default retrievers of compare.
-M.compare_default = { 'none', 'bm25', 'bm25-cceval-rg1', 'oracle' }
+M.compare_default = { 'none', 'identifiers', 'bm25', 'bm25-cceval-rg1', 'oracle' }
 
 --- The server's crossfile.compare answer at the cursor for retriever specs `specs` (a list or a
 --- string): `on_done(err, answer)`; returns the job (without `on_done`: waits, returns the answer).
