@@ -45,12 +45,15 @@ fn broken_files_are_skipped_and_the_rest_is_indexed() {
         "binary, huge and dangling are skipped: {summary}"
     );
 
+    // `bm25`, whose terms split names, finds the latin-1 file's `shared_helper_name_latin`.
     let out = crossfile(
         &[
             "retrieve",
             root.to_str().expect("utf-8"),
             "--at",
             "main.py:2:27",
+            "--retriever",
+            "bm25",
             "--json",
         ],
         ws.cache.path(),
