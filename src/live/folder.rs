@@ -1,6 +1,6 @@
 //! A workspace folder being edited: its settings, its open buffers, its index (kept current by
-//! [`super::follow`]), and the retrievers and completer made from its settings, reused while
-//! they stay.
+//! [`super::follow`]), the ring of what the user opened and edited lately, and the retrievers
+//! and completer made from its settings, reused while they stay.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -16,7 +16,7 @@ use crate::backend::Backend;
 use crate::complete::Completer;
 use crate::config::Settings;
 use crate::index::{Index, Progress};
-use crate::retrieve::{self, RetrieveError, Retriever, RetrieverSpec};
+use crate::retrieve::{self, Hit, RING_LINES, RetrieveError, Retriever, RetrieverSpec, Ring};
 use crate::workspace::Documents;
 
 /// A retriever and the settings it was built from.
@@ -47,6 +47,8 @@ pub struct Folder {
     completer: Mutex<Option<BuiltCompleter>>,
     /// Open buffers, by path relative to the root.
     pub documents: Documents,
+    /// Chunks of the buffers the user opened and edited lately, for the `recent` retriever.
+    recent: Mutex<Ring>,
     pub(super) index: watch::Sender<IndexState>,
     pub(super) dirty: mpsc::UnboundedSender<(String, u64)>,
     /// Paths queued for the index so far, and how many of them it holds (a count, so a
@@ -73,6 +75,7 @@ impl Folder {
             retrievers: Mutex::new(HashMap::new()),
             completer: Mutex::new(None),
             documents: Documents::default(),
+            recent: Mutex::new(Ring::new()),
             index,
             dirty,
             queued: AtomicU64::new(0),
@@ -93,6 +96,28 @@ impl Folder {
 
     pub fn set_settings(&self, settings: Settings) {
         *self.settings.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(settings);
+    }
+
+    /// Notes the lines of the open buffer `rel` around `line` (0-based) as recent: where it was
+    /// opened or edited.
+    pub fn note_recent(&self, rel: &str, line: u32) {
+        if let Some((first, text)) = self.documents.lines_around(rel, line, RING_LINES) {
+            self.recent().note(rel, first, &text);
+        }
+    }
+
+    /// Forgets the recent chunks of `rel` (deleted on disk).
+    pub fn forget_recent(&self, rel: &str) {
+        self.recent().forget(rel);
+    }
+
+    /// The recent chunks, newest first, for a completion's query.
+    pub fn recent_chunks(&self) -> Arc<[Hit]> {
+        self.recent().chunks()
+    }
+
+    fn recent(&self) -> std::sync::MutexGuard<'_, Ring> {
+        self.recent.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The retriever `spec` names, built from `settings` (this folder's, as a completion read

@@ -1,4 +1,5 @@
-//! `didOpen`, `didChange` (incremental), `didSave` and `didClose`: the open buffers and the index.
+//! `didOpen`, `didChange` (incremental), `didSave` and `didClose`: the open buffers, the ring of
+//! recent chunks and the index.
 //!
 //! Each handler changes the document store at once, before it returns, so edits apply in the
 //! order they arrived; the index takes the new text later, off the message loop
@@ -22,6 +23,7 @@ pub fn did_open(state: &State, params: DidOpenTextDocumentParams) {
     folder
         .documents
         .open(&rel, &normalize_newlines(&params.text_document.text));
+    folder.note_recent(&rel, 0);
     folder.touch(&rel);
 }
 
@@ -32,6 +34,13 @@ pub fn did_change(state: &State, params: DidChangeTextDocumentParams) {
     if !apply_changes(&folder.documents, &rel, &params.content_changes) {
         tracing::warn!(path = %rel, "a change to a document that is not open");
     }
+    // Where the user edits: the first change's line (a whole-text change: the top).
+    let line = params
+        .content_changes
+        .first()
+        .and_then(|c| c.range)
+        .map_or(0, |r| r.start.line);
+    folder.note_recent(&rel, line);
     folder.touch(&rel);
 }
 

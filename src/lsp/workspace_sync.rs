@@ -6,7 +6,8 @@ use std::sync::Arc;
 use serde_json::Value;
 use tower_lsp::lsp_types::{
     DidChangeConfigurationParams, DidChangeWatchedFilesParams,
-    DidChangeWatchedFilesRegistrationOptions, FileSystemWatcher, GlobPattern, Registration,
+    DidChangeWatchedFilesRegistrationOptions, FileChangeType, FileSystemWatcher, GlobPattern,
+    Registration,
 };
 
 use super::indexing;
@@ -75,6 +76,9 @@ pub fn did_change_watched_files(state: &State, params: DidChangeWatchedFilesPara
         if let Some((folder, rel)) = state.locate(&change.uri)
             && !folder.documents.is_open(&rel)
         {
+            if change.typ == FileChangeType::DELETED {
+                folder.forget_recent(&rel);
+            }
             folder.touch(&rel);
         }
     }

@@ -101,6 +101,11 @@ pub const RETRIEVERS: &[RetrieverForm] = &[
         "BM25 for the names used near the cursor, nearest weighing most, other files only",
         Need::Nothing,
     ),
+    simple(
+        "recent",
+        "chunks of the files you had open or edited lately, most alike the lines before the cursor",
+        Need::Nothing,
+    ),
     RetrieverForm {
         spec: "mmr:<spec>[:<lambda in 0..1>]",
         summary: "Maximal Marginal Relevance rerank of another retriever's hits",

@@ -24,6 +24,7 @@ pub mod okapi;
 mod origin;
 mod query;
 mod random;
+mod recent;
 mod settings;
 mod spec;
 #[cfg(test)]
@@ -37,6 +38,7 @@ pub use cceval::{CcevalMode, rank_cceval};
 pub use exclude::Exclude;
 pub use origin::{Origin, Origins};
 pub use query::{OWN_REGION_LINES, Query};
+pub use recent::{RING_CHUNKS, RING_LINES, Ring};
 pub use settings::{DEFAULT_RETRIEVER, DenseSettings, RetrieveSettings};
 pub use spec::{DEFAULT_MMR_LAMBDA, RetrieverSpec};
 
@@ -118,6 +120,9 @@ pub fn build(
         RetrieverSpec::Dataset => Box::new(dataset::Dataset),
         RetrieverSpec::Definitions => Box::new(definitions::Definitions),
         RetrieverSpec::Identifiers => Box::new(identifiers::Identifiers),
+        RetrieverSpec::Recent => Box::new(recent::Recent {
+            query_lines: settings.jaccard_query_lines,
+        }),
         RetrieverSpec::Dense => Box::new(
             dense::Dense::new(&settings.dense)?
                 .with_query_lines(settings.query_lines)

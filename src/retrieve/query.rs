@@ -1,6 +1,7 @@
 //! The query a retriever answers: a cursor in a file, and the text around it.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use super::{Hit, RetrieveError};
 use crate::Position;
@@ -33,6 +34,9 @@ pub struct Query {
     /// What retrievers search with instead of the lines before the cursor (EvoCodeBench: the
     /// signature and the requirement, Drain et al.'s docstring query); `None` for a cursor.
     pub search_text: Option<String>,
+    /// What the user had open or edited lately, newest first, for the `recent` retriever
+    /// ([`super::Ring::chunks`]); empty where nobody noted any.
+    pub recent: Arc<[Hit]>,
 }
 
 impl Query {
@@ -53,6 +57,7 @@ impl Query {
             reference: None,
             provided: None,
             search_text: None,
+            recent: Arc::from([]),
         })
     }
 
@@ -86,6 +91,7 @@ impl Query {
             reference: self.reference.clone(),
             provided: self.provided.clone(),
             search_text: self.search_text.clone(),
+            recent: Arc::clone(&self.recent),
         }
     }
 

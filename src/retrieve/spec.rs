@@ -1,5 +1,5 @@
 //! Retriever specs: the grammar `none | bm25 | bm25-cceval | bm25-cceval-rg1 | jaccard | dense |
-//! oracle | dataset | definitions | identifiers | mmr:<spec>[:<λ>] | hybrid:<spec>+<spec>[+…] |
+//! oracle | dataset | definitions | identifiers | recent | mmr:<spec>[:<λ>] | hybrid:<spec>+<spec>[+…] |
 //! mix:<spec>[*<weight>]+<spec>[*<weight>][+…] | random:<spec>[:<seed>] | threshold:<spec>:<min>`,
 //! parsed into a tree.
 
@@ -31,6 +31,8 @@ pub enum RetrieverSpec {
     Definitions,
     /// Lexical search for the names used near the cursor, weighted by their nearness.
     Identifiers,
+    /// Chunks of the files the user had open or edited lately ([`super::Ring`]).
+    Recent,
     /// Maximal Marginal Relevance rerank of an inner retriever.
     Mmr {
         inner: Box<RetrieverSpec>,
@@ -101,6 +103,7 @@ fn parse(spec: &str) -> Option<RetrieverSpec> {
         "dataset" => Some(RetrieverSpec::Dataset),
         "definitions" => Some(RetrieverSpec::Definitions),
         "identifiers" => Some(RetrieverSpec::Identifiers),
+        "recent" => Some(RetrieverSpec::Recent),
         _ => None,
     };
     if simple.is_some() {
@@ -181,6 +184,7 @@ impl fmt::Display for RetrieverSpec {
             RetrieverSpec::Dataset => f.write_str("dataset"),
             RetrieverSpec::Definitions => f.write_str("definitions"),
             RetrieverSpec::Identifiers => f.write_str("identifiers"),
+            RetrieverSpec::Recent => f.write_str("recent"),
             RetrieverSpec::Mmr { inner, lambda } => write!(f, "mmr:{inner}:{lambda}"),
             RetrieverSpec::Random { inner, seed } => write!(f, "random:{inner}:{seed}"),
             RetrieverSpec::Threshold { inner, min } => write!(f, "threshold:{inner}:{min}"),

@@ -484,3 +484,40 @@ fn definitions_resolve_typescript_imports_to_class_skeletons() {
     );
     assert!(hits[0].score > hits.get(1).map_or(0.0, |h| h.score));
 }
+
+#[test]
+fn recent_ranks_other_files_chunks_by_shared_words_newest_on_a_tie() {
+    let f = fixture();
+    let mut ring = super::Ring::new();
+    ring.note_lines(
+        "lib/ledger.py",
+        "def add_entry(ledger, amount):\n    pass",
+        0..2,
+    );
+    ring.note_lines("notes.md", "add_entry ledger amount", 0..1);
+    ring.note_lines("lib/other.py", "def unrelated():\n    return 0", 0..2);
+    ring.note_lines(
+        "lib/copy.py",
+        "def add_entry(amount, ledger):\n    pass",
+        0..2,
+    );
+    ring.note_lines(QUERY_FILE, "add_entry(ledger, amount)", 0..1);
+    let text = "from lib.ledger import add_entry\n\nadd_entry(ledger, ";
+    let mut at = Query::new(QUERY_FILE, text, Position { line: 2, col: 18 }).expect("query");
+    at.recent = ring.chunks();
+    let recent = build(&RetrieverSpec::Recent, &f.settings).expect("build");
+    let hits = recent.retrieve(&f.snapshot, &at, 5).expect("retrieve");
+    let paths: Vec<&str> = hits.iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        ["lib/copy.py", "lib/ledger.py"],
+        "the cursor's file, other languages and chunks sharing no word left out; newer first"
+    );
+    assert!(hits[0].score > 0.0 && hits[0].score == hits[1].score);
+    assert_eq!(hits[0].text, "def add_entry(amount, ledger):\n    pass");
+    let one = recent.retrieve(&f.snapshot, &at, 1).expect("retrieve");
+    assert_eq!(one.len(), 1);
+    // With no ring (a plain `bench run` case, a cursor the server saw nothing before), nothing.
+    let empty = recent.retrieve(&f.snapshot, &query(), 5);
+    assert!(empty.expect("retrieve").is_empty());
+}

@@ -66,6 +66,22 @@ impl Documents {
         Some(text.strip_suffix('\n').map(str::to_string).unwrap_or(text))
     }
 
+    /// At most `n` lines of an open buffer centred on `line` (0-based) where the buffer allows,
+    /// joined with `\n`, and the first one's number; `None` if the buffer is not open.
+    pub fn lines_around(&self, rel: &str, line: u32, n: u32) -> Option<(u32, String)> {
+        let open = self.open.read().unwrap_or_else(|e| e.into_inner());
+        let rope = open.get(rel)?;
+        let total = u32::try_from(rope.len_lines()).unwrap_or(u32::MAX);
+        let lines = centred(total, line, n);
+        let from = rope.line_to_char(lines.start as usize);
+        let to = rope.line_to_char(lines.end as usize);
+        let text = rope.slice(from..to).to_string();
+        Some((
+            lines.start,
+            text.strip_suffix('\n').map(str::to_string).unwrap_or(text),
+        ))
+    }
+
     /// Whether a buffer is open.
     pub fn is_open(&self, rel: &str) -> bool {
         self.open
@@ -149,4 +165,11 @@ mod tests {
         assert!(docs.edit("a.py", p(7, u32::MAX)..p(7, u32::MAX), "?"));
         assert_eq!(docs.text("a.py").as_deref(), Some("ab!\ncd?"));
     }
+}
+
+/// The lines (0-based, half-open) of a text of `total` lines that a window of at most `n` lines
+/// centred on `line` covers: shifted to fit where it would run past either end.
+pub fn centred(total: u32, line: u32, n: u32) -> Range<u32> {
+    let start = line.saturating_sub(n / 2).min(total.saturating_sub(n));
+    start..total.min(start.saturating_add(n))
 }

@@ -158,6 +158,7 @@ pub fn exec_view(
             reference: Some(reference),
             provided: None,
             search_text: Some(input_code),
+            recent: std::sync::Arc::from([]),
         },
         path,
         indexed,

@@ -100,7 +100,8 @@ pub async fn prepare(
                 .text
         }
     };
-    let query = Query::new(&rel, &text, cursor_in(&text, position))?.in_repo(&folder.name);
+    let mut query = Query::new(&rel, &text, cursor_in(&text, position))?.in_repo(&folder.name);
+    query.recent = folder.recent_chunks();
     Ok(Cursor {
         folder,
         settings,

@@ -1,7 +1,8 @@
 //! `crossfile serve` on a real workspace (a copy of the click corpus package) with the embedded
 //! model: completion and inline completion; an unsaved edit through `didChange` changes what
 //! `crossfile.context` shows was retrieved; a file deleted on disk leaves the index;
-//! `crossfile.compare` runs several retrievers at one cursor.
+//! `crossfile.compare` runs several retrievers at one cursor; `recent` gives the buffers opened
+//! and edited.
 
 use std::path::Path;
 
@@ -175,6 +176,27 @@ fn live_edits_and_deletions_change_what_completions_retrieve() {
         "{compared}"
     );
     assert_eq!(compared["caseId"], Value::Null);
+
+    // `recent`: the buffers opened and edited in this session, other files only; the edited
+    // module first, as it is written now.
+    let recent = client.execute(
+        "crossfile.compare",
+        json!({"uri": uri(&root, demo), "position": position, "retrievers": ["recent"]}),
+    );
+    let chunks = recent
+        .pointer("/results/0/chunks")
+        .and_then(Value::as_array)
+        .expect("chunks");
+    let paths: Vec<&str> = chunks.iter().filter_map(|c| c["path"].as_str()).collect();
+    assert_eq!(paths.first(), Some(&widgets), "{recent}");
+    assert!(
+        chunks[0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("widget.frobnicate(t)")),
+        "{recent}"
+    );
+    let opened = [widgets, "src/click/core.py", "src/click/gadget_use.py"];
+    assert!(paths.iter().all(|p| opened.contains(p)), "{recent}");
     let answer = client.request(
         "workspace/executeCommand",
         json!({"command": "crossfile.compare", "arguments": [{"uri": uri(&root, demo),
