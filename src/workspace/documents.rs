@@ -116,6 +116,13 @@ fn char_index(rope: &Rope, position: Position) -> usize {
     rope.byte_to_char(byte)
 }
 
+/// The lines (0-based, half-open) of a text of `total` lines that a window of at most `n` lines
+/// centred on `line` covers: shifted to fit where it would run past either end.
+pub fn centred(total: u32, line: u32, n: u32) -> Range<u32> {
+    let start = line.saturating_sub(n / 2).min(total.saturating_sub(n));
+    start..total.min(start.saturating_add(n))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,11 +172,4 @@ mod tests {
         assert!(docs.edit("a.py", p(7, u32::MAX)..p(7, u32::MAX), "?"));
         assert_eq!(docs.text("a.py").as_deref(), Some("ab!\ncd?"));
     }
-}
-
-/// The lines (0-based, half-open) of a text of `total` lines that a window of at most `n` lines
-/// centred on `line` covers: shifted to fit where it would run past either end.
-pub fn centred(total: u32, line: u32, n: u32) -> Range<u32> {
-    let start = line.saturating_sub(n / 2).min(total.saturating_sub(n));
-    start..total.min(start.saturating_add(n))
 }
