@@ -189,11 +189,10 @@ fn live_edits_and_deletions_change_what_completions_retrieve() {
         .expect("chunks");
     let paths: Vec<&str> = chunks.iter().filter_map(|c| c["path"].as_str()).collect();
     assert_eq!(paths.first(), Some(&widgets), "{recent}");
-    assert!(
-        chunks[0]["text"]
-            .as_str()
-            .is_some_and(|t| t.contains("widget.frobnicate(t)")),
-        "{recent}"
+    assert_eq!(
+        (&chunks[0]["startLine"], &chunks[0]["endLine"]),
+        (&json!(1), &json!(2)),
+        "the two lines the edit wrote: {recent}"
     );
     let opened = [widgets, "src/click/core.py", "src/click/gadget_use.py"];
     assert!(paths.iter().all(|p| opened.contains(p)), "{recent}");
