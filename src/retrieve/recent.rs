@@ -10,7 +10,6 @@
 //! a tie); a chunk sharing no word with them is left out. It reads no index.
 
 use std::collections::{HashSet, VecDeque};
-use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -19,7 +18,6 @@ use crate::chunk::ChunkerKind;
 use crate::index::Snapshot;
 use crate::lang::Language;
 use crate::terms::words;
-use crate::workspace::centred;
 
 /// Chunks the ring holds at most (llama.vim's).
 pub const RING_CHUNKS: usize = 16;
@@ -27,34 +25,20 @@ pub const RING_CHUNKS: usize = 16;
 pub const RING_LINES: u32 = 64;
 /// A chunk at least this alike an older one (by llama.vim's measure: twice the lines they
 /// share over the lines of both) replaces it.
-pub const SAME_CHUNK: f64 = 0.9;
+const SAME_CHUNK: f64 = 0.9;
 
 /// The chunks a user saw or changed lately, newest first.
 #[derive(Clone, Debug, Default)]
 pub struct Ring {
     chunks: VecDeque<Hit>,
+    /// [`Ring::chunks`] as last handed out, until a note or a forget changes the ring: a
+    /// completion per keystroke shares it rather than copying every chunk.
+    shared: Option<Arc<[Hit]>>,
 }
 
 impl Ring {
     pub fn new() -> Ring {
         Ring::default()
-    }
-
-    /// Notes the lines of `path` (workspace-relative) around `line` (0-based) of `text`, its
-    /// whole text: at most [`RING_LINES`] lines, centred on `line` where the file allows.
-    pub fn note_around(&mut self, path: &str, text: &str, line: u32) {
-        let total = text.split('\n').count() as u32;
-        self.note_lines(path, text, centred(total, line, RING_LINES));
-    }
-
-    /// Notes `lines` (0-based, half-open) of `path`'s whole `text`.
-    pub fn note_lines(&mut self, path: &str, text: &str, lines: Range<u32>) {
-        let kept: Vec<&str> = text
-            .split('\n')
-            .skip(lines.start as usize)
-            .take(lines.len())
-            .collect();
-        self.note(path, lines.start, &kept.join("\n"));
     }
 
     /// Notes `chunk`, lines of `path` from line `first` (0-based) on: at most [`RING_LINES`] of
@@ -77,16 +61,22 @@ impl Ring {
             source: None,
         });
         self.chunks.truncate(RING_CHUNKS);
+        self.shared = None;
     }
 
     /// Forgets every chunk of `path` (a file deleted or renamed away).
     pub fn forget(&mut self, path: &str) {
         self.chunks.retain(|chunk| chunk.path != path);
+        self.shared = None;
     }
 
     /// What the ring holds, newest first, for a [`Query`].
-    pub fn chunks(&self) -> Arc<[Hit]> {
-        self.chunks.iter().cloned().collect()
+    pub fn chunks(&mut self) -> Arc<[Hit]> {
+        let chunks = &self.chunks;
+        Arc::clone(
+            self.shared
+                .get_or_insert_with(|| chunks.iter().cloned().collect()),
+        )
     }
 }
 
@@ -162,42 +152,36 @@ mod tests {
     }
 
     #[test]
-    fn a_chunk_is_at_most_64_lines_centred_on_its_line() {
-        let text = numbered(200, "row");
+    fn a_chunk_keeps_its_first_64_lines_and_blank_ones_are_none() {
         let mut ring = Ring::new();
-        ring.note_around("a.py", &text, 100);
-        ring.note_around("b.py", &text, 3);
-        ring.note_around("c.py", &text, 199);
+        ring.note("a.py", 68, &numbered(100, "row"));
         let chunks = ring.chunks();
-        let spans: Vec<(&str, Range<u32>)> = chunks
-            .iter()
-            .map(|c| (c.path.as_str(), c.lines.clone()))
-            .collect();
-        assert_eq!(
-            spans,
-            [("c.py", 136..200), ("b.py", 0..64), ("a.py", 68..132)],
-            "newest first"
+        assert_eq!(chunks[0].lines, 68..132);
+        assert_eq!(chunks[0].text.split('\n').count(), 64);
+        assert!(chunks[0].text.ends_with("row_63 = 63"));
+        ring.note("blank.py", 0, "\n   \n");
+        assert_eq!(ring.chunks()[0].path, "a.py", "blank lines are no chunk");
+        let shared = ring.chunks();
+        assert!(
+            Arc::ptr_eq(&shared, &ring.chunks()),
+            "shared until it changes"
         );
-        assert!(chunks[2].text.starts_with("row_68 = 68\n"));
-        assert_eq!(chunks[2].text.split('\n').count(), 64);
-        let short = "x = 1\ny = 2";
-        ring.note_around("d.py", short, 1);
-        assert_eq!(ring.chunks()[0].lines, 0..2);
-        assert_eq!(ring.chunks()[0].text, short);
+        ring.note("b.py", 0, "x = 1");
+        assert_eq!(ring.chunks()[0].path, "b.py");
     }
 
     #[test]
     fn a_near_copy_replaces_the_older_chunk_and_the_ring_keeps_sixteen() {
         let text = numbered(64, "row");
         let mut ring = Ring::new();
-        ring.note_around("a.py", &text, 10);
+        ring.note("a.py", 0, &text);
         // The same lines, one edited: 63 of 64 shared (0.98), so one chunk.
         let edited = text.replacen("row_5 = 5", "row_5 = 55", 1);
-        ring.note_around("a.py", &edited, 12);
+        ring.note("a.py", 0, &edited);
         assert_eq!(ring.chunks().len(), 1);
         assert!(ring.chunks()[0].text.contains("row_5 = 55"));
         for i in 0..20 {
-            ring.note_around(&format!("f{i}.py"), &numbered(10, &format!("f{i}")), 0);
+            ring.note(&format!("f{i}.py"), 0, &numbered(10, &format!("f{i}")));
         }
         let chunks = ring.chunks();
         assert_eq!(chunks.len(), RING_CHUNKS);
@@ -207,8 +191,6 @@ mod tests {
             "f4.py",
             "the oldest went first"
         );
-        ring.note_lines("blank.py", "\n   \n", 0..2);
-        assert_eq!(ring.chunks()[0].path, "f19.py", "blank lines are no chunk");
         ring.forget("f19.py");
         assert_eq!(ring.chunks()[0].path, "f18.py");
     }

@@ -489,19 +489,15 @@ fn definitions_resolve_typescript_imports_to_class_skeletons() {
 fn recent_ranks_other_files_chunks_by_shared_words_newest_on_a_tie() {
     let f = fixture();
     let mut ring = super::Ring::new();
-    ring.note_lines(
+    ring.note(
         "lib/ledger.py",
+        0,
         "def add_entry(ledger, amount):\n    pass",
-        0..2,
     );
-    ring.note_lines("notes.md", "add_entry ledger amount", 0..1);
-    ring.note_lines("lib/other.py", "def unrelated():\n    return 0", 0..2);
-    ring.note_lines(
-        "lib/copy.py",
-        "def add_entry(amount, ledger):\n    pass",
-        0..2,
-    );
-    ring.note_lines(QUERY_FILE, "add_entry(ledger, amount)", 0..1);
+    ring.note("notes.md", 0, "add_entry ledger amount");
+    ring.note("lib/other.py", 0, "def unrelated():\n    return 0");
+    ring.note("lib/copy.py", 0, "def add_entry(amount, ledger):\n    pass");
+    ring.note(QUERY_FILE, 0, "add_entry(ledger, amount)");
     let text = "from lib.ledger import add_entry\n\nadd_entry(ledger, ";
     let mut at = Query::new(QUERY_FILE, text, Position { line: 2, col: 18 }).expect("query");
     at.recent = ring.chunks();

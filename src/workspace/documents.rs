@@ -118,7 +118,7 @@ fn char_index(rope: &Rope, position: Position) -> usize {
 
 /// The lines (0-based, half-open) of a text of `total` lines that a window of at most `n` lines
 /// centred on `line` covers: shifted to fit where it would run past either end.
-pub fn centred(total: u32, line: u32, n: u32) -> Range<u32> {
+fn centred(total: u32, line: u32, n: u32) -> Range<u32> {
     let start = line.saturating_sub(n / 2).min(total.saturating_sub(n));
     start..total.min(start.saturating_add(n))
 }
@@ -171,5 +171,27 @@ mod tests {
         assert!(docs.edit("a.py", p(0, 99)..p(0, 99), "!"));
         assert!(docs.edit("a.py", p(7, u32::MAX)..p(7, u32::MAX), "?"));
         assert_eq!(docs.text("a.py").as_deref(), Some("ab!\ncd?"));
+    }
+
+    #[test]
+    fn lines_around_a_line_are_centred_and_kept_inside_the_buffer() {
+        let docs = Documents::default();
+        let text: Vec<String> = (0..200).map(|i| format!("l{i}")).collect();
+        docs.open("a.py", &text.join("\n"));
+        let (first, lines) = docs.lines_around("a.py", 100, 64).expect("open");
+        assert_eq!(first, 68);
+        assert!(
+            lines.starts_with("l68\n") && lines.ends_with("\nl131"),
+            "{lines}"
+        );
+        assert_eq!(docs.lines_around("a.py", 3, 64).map(|(f, _)| f), Some(0));
+        let (last, tail) = docs.lines_around("a.py", 199, 64).expect("open");
+        assert_eq!((last, tail.lines().count()), (136, 64));
+        docs.open("b.py", "x\ny");
+        assert_eq!(
+            docs.lines_around("b.py", 1, 64),
+            Some((0, "x\ny".to_string()))
+        );
+        assert_eq!(docs.lines_around("c.py", 0, 64), None);
     }
 }
