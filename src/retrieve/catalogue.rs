@@ -106,6 +106,11 @@ pub const RETRIEVERS: &[RetrieverForm] = &[
         "chunks of the files you had open or edited lately, most alike the lines before the cursor",
         Need::Nothing,
     ),
+    simple(
+        "recent-commit",
+        "as recent, over what a case names as lately edited (a history case: its commit's other files)",
+        Need::CaseContext,
+    ),
     RetrieverForm {
         spec: "mmr:<spec>[:<lambda in 0..1>]",
         summary: "Maximal Marginal Relevance rerank of another retriever's hits",

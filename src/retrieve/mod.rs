@@ -122,6 +122,11 @@ pub fn build(
         RetrieverSpec::Identifiers => Box::new(identifiers::Identifiers),
         RetrieverSpec::Recent => Box::new(recent::Recent {
             query_lines: settings.jaccard_query_lines,
+            from: recent::From::Ring,
+        }),
+        RetrieverSpec::RecentCommit => Box::new(recent::Recent {
+            query_lines: settings.jaccard_query_lines,
+            from: recent::From::Case,
         }),
         RetrieverSpec::Dense => Box::new(
             dense::Dense::new(&settings.dense)?

@@ -37,6 +37,10 @@ pub struct Query {
     /// What the user had open or edited lately, newest first, for the `recent` retriever
     /// ([`super::Ring::chunks`]); empty where nobody noted any.
     pub recent: Arc<[Hit]>,
+    /// What a benchmark case names as recently open or edited, newest first (a history case:
+    /// the other files its commit changes, as committed), for the `recent-commit` retriever
+    /// alone: no other retriever reads it, so no other spec's answer knows the commit.
+    pub case_recent: Arc<[Hit]>,
 }
 
 impl Query {
@@ -58,6 +62,7 @@ impl Query {
             provided: None,
             search_text: None,
             recent: Arc::from([]),
+            case_recent: Arc::from([]),
         })
     }
 
@@ -92,6 +97,7 @@ impl Query {
             provided: self.provided.clone(),
             search_text: self.search_text.clone(),
             recent: Arc::clone(&self.recent),
+            case_recent: Arc::clone(&self.case_recent),
         }
     }
 

@@ -7,7 +7,9 @@
 //! notes chunks into it, and a [`Query`] carries what it holds at the cursor
 //! ([`Query::recent`]). The `recent` retriever ranks those chunks of other files by the
 //! token-set Jaccard similarity of their words to the lines before the cursor (newest first on
-//! a tie); a chunk sharing no word with them is left out. It reads no index.
+//! a tie); a chunk sharing no word with them is left out. It reads no index. `recent-commit`
+//! ranks the same way what a benchmark case names as lately edited ([`Query::case_recent`]; a
+//! history case: the other files of its commit, as committed), which no other spec reads.
 
 use std::collections::{HashSet, VecDeque};
 use std::path::Path;
@@ -92,10 +94,21 @@ fn similarity(a: &str, b: &str) -> f64 {
     2.0 * shared as f64 / both as f64
 }
 
-/// The `recent` retriever.
+/// The `recent` retriever, and `recent-commit`, which ranks a benchmark case's chunks the same
+/// way.
 pub struct Recent {
     /// Lines before the cursor (its partial line included) whose words are compared.
     pub query_lines: u32,
+    pub from: From,
+}
+
+/// Which chunks a [`Recent`] ranks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum From {
+    /// The ring's: [`Query::recent`].
+    Ring,
+    /// The case's: [`Query::case_recent`].
+    Case,
 }
 
 impl Retriever for Recent {
@@ -110,8 +123,11 @@ impl Retriever for Recent {
         if wanted.is_empty() || top_k == 0 {
             return Ok(Vec::new());
         }
-        let mut scored: Vec<(f64, usize)> = query
-            .recent
+        let chunks = match self.from {
+            From::Ring => &query.recent,
+            From::Case => &query.case_recent,
+        };
+        let mut scored: Vec<(f64, usize)> = chunks
             .iter()
             .enumerate()
             .filter(|(_, chunk)| {
@@ -131,7 +147,7 @@ impl Retriever for Recent {
             .into_iter()
             .take(top_k)
             .filter_map(|(score, at)| {
-                query.recent.get(at).map(|chunk| Hit {
+                chunks.get(at).map(|chunk| Hit {
                     score,
                     ..chunk.clone()
                 })

@@ -1,5 +1,6 @@
 //! Retriever specs: the grammar `none | bm25 | bm25-cceval | bm25-cceval-rg1 | jaccard | dense |
-//! oracle | dataset | definitions | identifiers | recent | mmr:<spec>[:<λ>] | hybrid:<spec>+<spec>[+…] |
+//! oracle | dataset | definitions | identifiers | recent | recent-commit |
+//! mmr:<spec>[:<λ>] | hybrid:<spec>+<spec>[+…] |
 //! mix:<spec>[*<weight>]+<spec>[*<weight>][+…] | random:<spec>[:<seed>] | threshold:<spec>:<min>`,
 //! parsed into a tree.
 
@@ -33,6 +34,9 @@ pub enum RetrieverSpec {
     Identifiers,
     /// Chunks of the files the user had open or edited lately ([`super::Ring`]).
     Recent,
+    /// The chunks a benchmark case names as recently open or edited (a history case: the other
+    /// files of its commit), ranked as `recent` ranks the ring's.
+    RecentCommit,
     /// Maximal Marginal Relevance rerank of an inner retriever.
     Mmr {
         inner: Box<RetrieverSpec>,
@@ -104,6 +108,7 @@ fn parse(spec: &str) -> Option<RetrieverSpec> {
         "definitions" => Some(RetrieverSpec::Definitions),
         "identifiers" => Some(RetrieverSpec::Identifiers),
         "recent" => Some(RetrieverSpec::Recent),
+        "recent-commit" => Some(RetrieverSpec::RecentCommit),
         _ => None,
     };
     if simple.is_some() {
@@ -185,6 +190,7 @@ impl fmt::Display for RetrieverSpec {
             RetrieverSpec::Definitions => f.write_str("definitions"),
             RetrieverSpec::Identifiers => f.write_str("identifiers"),
             RetrieverSpec::Recent => f.write_str("recent"),
+            RetrieverSpec::RecentCommit => f.write_str("recent-commit"),
             RetrieverSpec::Mmr { inner, lambda } => write!(f, "mmr:{inner}:{lambda}"),
             RetrieverSpec::Random { inner, seed } => write!(f, "random:{inner}:{seed}"),
             RetrieverSpec::Threshold { inner, min } => write!(f, "threshold:{inner}:{min}"),

@@ -516,4 +516,23 @@ fn recent_ranks_other_files_chunks_by_shared_words_newest_on_a_tie() {
     // With no ring (a plain `bench run` case, a cursor the server saw nothing before), nothing.
     let empty = recent.retrieve(&f.snapshot, &query(), 5);
     assert!(empty.expect("retrieve").is_empty());
+    // `recent-commit` ranks the case's chunks alone, and `recent` never reads them.
+    let commit = build(&RetrieverSpec::RecentCommit, &f.settings).expect("build");
+    assert!(
+        commit
+            .retrieve(&f.snapshot, &at, 5)
+            .expect("retrieve")
+            .is_empty()
+    );
+    let mut case = Query::new(QUERY_FILE, text, Position { line: 2, col: 18 }).expect("query");
+    case.case_recent = ring.chunks();
+    let hits = commit.retrieve(&f.snapshot, &case, 5).expect("retrieve");
+    let paths: Vec<&str> = hits.iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(paths, ["lib/copy.py", "lib/ledger.py"]);
+    assert!(
+        recent
+            .retrieve(&f.snapshot, &case, 5)
+            .expect("retrieve")
+            .is_empty()
+    );
 }

@@ -118,7 +118,7 @@ fn char_index(rope: &Rope, position: Position) -> usize {
 
 /// The lines (0-based, half-open) of a text of `total` lines that a window of at most `n` lines
 /// centred on `line` covers: shifted to fit where it would run past either end.
-fn centred(total: u32, line: u32, n: u32) -> Range<u32> {
+pub fn centred(total: u32, line: u32, n: u32) -> Range<u32> {
     let start = line.saturating_sub(n / 2).min(total.saturating_sub(n));
     start..total.min(start.saturating_add(n))
 }

@@ -14,7 +14,7 @@ mod text;
 use std::path::PathBuf;
 
 pub use discover::{Discovery, SkipReason, Skipped, SourceFile, discover, is_binary, mtime_ns};
-pub use documents::Documents;
+pub use documents::{Documents, centred};
 pub use paths::{relative_file_name, relative_folder, relative_path, resolve_in_root};
 pub use position::{differ_at_most_in_line, line_start_offsets, offset_of, position_from_chars};
 pub use settings::WorkspaceSettings;

@@ -165,6 +165,7 @@ impl LineRecord {
             provided: None,
             category: None,
             identifiers: Vec::new(),
+            recent: Vec::new(),
             record_line: 0,
         })
     }

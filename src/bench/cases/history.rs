@@ -5,11 +5,13 @@
 //! A record is CrossCodeEval's three texts — `prompt` (the file above the target line and the
 //! line's indentation), `groundtruth` (the rest of the line, without its newline) and
 //! `right_context` (from that newline on) — with `metadata` naming the commit, its parent, the
-//! file, the 0-based line, the line's category and the identifiers that decided it.
+//! file, the 0-based line, the line's category and the identifiers that decided it, and what the
+//! file's writer had lately edited (`recent`: the commit's other files, for `recent-commit`).
 //!
 //! A record is checked as a CrossCodeEval one is ([`LineRecord`]), plus its own fields: the
 //! prompt's newlines must equal `metadata.line`, `commit` and `parent` must be full ids (40
-//! lowercase hex digits), and the category one of [`Category`]'s. The case is scored as a
+//! lowercase hex digits), the category one of [`Category`]'s, and each recent chunk's path stay
+//! inside the repository. The case is scored as a
 //! CrossCodeEval line; its file is the one the commit adds, so it need not exist in the
 //! repository folder (the parent's tree).
 
@@ -18,8 +20,10 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::cceval::LineRecord;
-use super::problem::{RecordError, bad};
+use super::problem::{RecordError, bad, checked_relative};
 use super::{Case, CaseFormat};
+use crate::chunk::ChunkerKind;
+use crate::retrieve::Hit;
 
 /// One mined line.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -50,6 +54,23 @@ pub struct HistoryMetadata {
     /// The identifiers of the line that decided its category (none for `common`,
     /// `non_informative` and `random` lines decided by their shape).
     pub identifiers: Vec<String>,
+    /// What a user writing the file had lately edited, newest first: chunks of the other files
+    /// of the commit (of the file's language), as committed, around the lines the commit
+    /// changes. It knows the commit, so only the `recent-commit` spec reads it. Absent in cases
+    /// mined before it existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recent: Vec<RecentChunk>,
+}
+
+/// Lines of a file as a commit leaves them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecentChunk {
+    /// Relative to the repository, `/`-separated.
+    pub path: String,
+    /// 0-based line of the chunk's first line.
+    pub line: u32,
+    /// The lines, joined with `\n`.
+    pub text: String,
 }
 
 /// A target line's kind, as Long Code Arena's project-level completion sorts lines: by where the
@@ -144,10 +165,32 @@ pub(super) fn to_case(r: HistoryRecord) -> Result<Case, RecordError> {
             ));
         }
     }
+    let recent = m
+        .recent
+        .into_iter()
+        .enumerate()
+        .map(|(i, chunk)| recent_hit(i, chunk))
+        .collect::<Result<_, _>>()?;
     Ok(Case {
         category: Some(m.category),
         identifiers: m.identifiers,
+        recent,
         ..case
+    })
+}
+
+/// The `i`th recent chunk of a record as a hit, its path checked to stay inside the repository.
+fn recent_hit(i: usize, chunk: RecentChunk) -> Result<Hit, RecordError> {
+    let path =
+        checked_relative(&chunk.path).map_err(|e| bad(&format!("metadata.recent[{i}].path"), e))?;
+    let lines = u32::try_from(chunk.text.split('\n').count()).unwrap_or(u32::MAX);
+    Ok(Hit {
+        path,
+        lines: chunk.line..chunk.line.saturating_add(lines),
+        score: 0.0,
+        text: chunk.text,
+        chunker: Some(ChunkerKind::Sliding),
+        source: None,
     })
 }
 

@@ -163,6 +163,10 @@ pub struct Case {
     /// The identifiers of a history case's line that decided its category (often none);
     /// empty for the other formats.
     pub identifiers: Vec<String>,
+    /// What the case names as lately open or edited, newest first, for `recent-commit` alone
+    /// (a history case: the other files its commit changes, as committed); empty for the
+    /// other formats.
+    pub recent: Vec<Hit>,
     /// 1-based line of the record in its file.
     pub record_line: usize,
 }

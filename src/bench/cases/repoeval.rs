@@ -71,6 +71,7 @@ pub(super) fn to_case(r: RepoevalRecord) -> Result<Case, RecordError> {
         provided: None,
         category: None,
         identifiers: Vec::new(),
+        recent: Vec::new(),
         record_line: 0,
     })
 }

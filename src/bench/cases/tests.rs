@@ -218,7 +218,13 @@ fn history_record(task: &str, spoil: impl FnOnce(&mut serde_json::Value)) -> Str
 #[test]
 fn good_history_records_load_as_cceval_lines_with_their_category() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let commited = history_record("h/2", |r| r["metadata"]["category"] = "commited".into());
+    let commited = history_record("h/2", |r| {
+        r["metadata"]["category"] = "commited".into();
+        r["metadata"]["recent"] = serde_json::json!([
+            {"path": "pkg/util.py", "line": 4, "text": "def helper(n):\n    return n"},
+            {"path": "pkg/other.py", "line": 0, "text": "X = 1"},
+        ]);
+    });
     let path = write(dir.path(), &[history_record("h/1", |_| {}), commited]);
     assert_eq!(
         CaseFormat::detect(&path).expect("read"),
@@ -240,10 +246,25 @@ fn good_history_records_load_as_cceval_lines_with_their_category() {
     assert_eq!(case.category, Some(Category::Inproject));
     assert_eq!(case.identifiers, ["helper"]);
     assert_eq!(case.provided, None);
+    assert!(case.recent.is_empty(), "no `recent` field, nothing recent");
+    let committed = &loaded.cases[1];
     assert_eq!(
-        loaded.cases[1].category,
+        committed.category,
         Some(Category::Committed),
         "Long Code Arena's spelling"
+    );
+    let recent: Vec<(&str, std::ops::Range<u32>, &str)> = committed
+        .recent
+        .iter()
+        .map(|h| (h.path.as_str(), h.lines.clone(), h.text.as_str()))
+        .collect();
+    assert_eq!(
+        recent,
+        [
+            ("pkg/util.py", 4..6, "def helper(n):\n    return n"),
+            ("pkg/other.py", 0..1, "X = 1"),
+        ],
+        "in the record's order (newest first), each chunk's lines from its text"
     );
     // Other formats have no category.
     let cceval = write(dir.path(), &[cceval_line("t/1", "a.py", "x = ", "1", "\n")]);
@@ -258,7 +279,7 @@ fn good_history_records_load_as_cceval_lines_with_their_category() {
 #[test]
 fn each_bad_history_field_is_named() {
     type Spoil = fn(&mut serde_json::Value);
-    let spoils: [(&str, Spoil); 13] = [
+    let spoils: [(&str, Spoil); 14] = [
         ("metadata.task_id", |r| r["metadata"]["task_id"] = "".into()),
         ("metadata.repository", |r| {
             r["metadata"]["repository"] = "a/b".into()
@@ -291,6 +312,10 @@ fn each_bad_history_field_is_named() {
                 .remove("identifiers");
         }),
         ("metadata.line", |r| r["metadata"]["line"] = (-1).into()),
+        ("metadata.recent[0].path", |r| {
+            r["metadata"]["recent"] =
+                serde_json::json!([{"path": "../outside.py", "line": 0, "text": "x = 1"}]);
+        }),
     ];
     let dir = tempfile::tempdir().expect("tempdir");
     let mut lines = vec![history_record("h/ok", |_| {})];

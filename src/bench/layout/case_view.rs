@@ -114,6 +114,7 @@ impl CaseView {
             })?;
         query.reference = Some(case.reference.clone());
         query.provided = case.provided.clone();
+        query.case_recent = case.recent.clone().into();
         query.repo = case.repository.clone();
         Ok(query)
     }

@@ -159,6 +159,7 @@ pub fn exec_view(
             provided: None,
             search_text: Some(input_code),
             recent: std::sync::Arc::from([]),
+            case_recent: std::sync::Arc::from([]),
         },
         path,
         indexed,

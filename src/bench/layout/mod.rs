@@ -132,6 +132,7 @@ mod tests {
                 provided: None,
                 category: None,
                 identifiers: Vec::new(),
+                recent: Vec::new(),
                 record_line: 1,
             };
             let exact = completer_for(&live, &case, None);

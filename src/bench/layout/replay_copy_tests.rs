@@ -21,6 +21,7 @@ fn case(path: &str, line: u32, prompt: &str, reference: &str, right: &str) -> Ca
         provided: None,
         category: None,
         identifiers: Vec::new(),
+        recent: Vec::new(),
         record_line: 1,
     }
 }

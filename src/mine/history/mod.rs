@@ -15,7 +15,9 @@
 //! parent already has ([`copies`]). Of the qualifying files, `files` are drawn (seeded); of each,
 //! `lines_per_file` target lines, taken in turn from each category present ([`category`]:
 //! committed, inproject, infile, common, non_informative, random), seeded by the seed, the commit
-//! and the path, so a file gives the same lines whichever other files are drawn.
+//! and the path, so a file gives the same lines whichever other files are drawn. Each record
+//! also carries what its writer had lately edited: chunks of the commit's other files as
+//! committed ([`recent`]), which only the `recent-commit` spec reads.
 //!
 //! Every choice is seeded and every order fixed, so the same repository, options and seed give
 //! the same bytes.
@@ -24,6 +26,7 @@ mod category;
 mod common;
 mod copies;
 mod git;
+mod recent;
 mod skip;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -31,7 +34,7 @@ use std::path::{Path, PathBuf};
 
 use gix::ObjectId;
 
-use crate::bench::cases::history::{Category, HistoryMetadata, HistoryRecord};
+use crate::bench::cases::history::{Category, HistoryMetadata, HistoryRecord, RecentChunk};
 use crate::lang::{self, Language};
 use crate::seeded::SplitMix64;
 use crate::workspace::normalize_newlines;
@@ -205,12 +208,20 @@ pub fn mine_history(
                 .get(family)
                 .map(|names| names.difference(project_names).cloned().collect())
                 .unwrap_or_default();
+            let recent = recent::edited_chunks(
+                &repo,
+                commit,
+                &candidate.file.path,
+                candidate.language,
+                params.max_file_bytes,
+            )?;
             let context = Context {
                 folder: &folder,
                 commit: commit.id,
                 parent: commit.parent,
                 project: project_names,
                 committed: &committed,
+                recent: &recent,
             };
             let seed = file_seed(params.seed, &commit.id, &candidate.file.path);
             mined
@@ -302,6 +313,8 @@ struct Context<'a> {
     parent: ObjectId,
     project: &'a HashSet<String>,
     committed: &'a HashSet<String>,
+    /// The commit's other files as lately edited ([`recent`]).
+    recent: &'a [RecentChunk],
 }
 
 /// `k` target lines of `candidate`, taken in turn from each category present, as records.
@@ -368,6 +381,7 @@ fn cases_of(
                     line: t.line,
                     category: t.category,
                     identifiers: t.identifiers,
+                    recent: context.recent.to_vec(),
                 },
             })
         })

@@ -334,3 +334,119 @@ fn a_folder_that_is_not_a_repository_is_a_clear_error() {
     assert!(stderr.contains("not a git repository"), "{stderr}");
     assert!(!dir.path().join("c.jsonl").exists());
 }
+
+/// A module of `n` numbered constants, one per line.
+fn constants(n: usize) -> String {
+    (0..n).map(|i| format!("VALUE_{i} = {i}\n")).collect()
+}
+
+/// What a case's writer had lately edited: a commit that changes `pkg/models.py` far down and
+/// adds `pkg/service.py`, a helper and a TypeScript file gives the service's cases the helper
+/// whole and a window of the models centred on the change, as committed (the new function in
+/// it), no chunk of the service itself or of another language; `recent-commit` reads them in
+/// `bench run` and `recent` does not.
+#[test]
+fn a_case_carries_the_commits_other_edits_and_only_recent_commit_reads_them() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repo = dir.path().join("shop");
+    std::fs::create_dir_all(&repo).expect("mkdir");
+    git(&repo, &["init", "-q"]);
+    write(&repo, "pkg/models.py", &constants(100));
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-qm", "models"]);
+    let changed = constants(100).replace(
+        "VALUE_80 = 80\n",
+        "VALUE_80 = 80\n\n\ndef fresh_store(size):\n    return [None] * size\n",
+    );
+    write(&repo, "pkg/models.py", &changed);
+    write(&repo, "pkg/helpers.py", HELPERS);
+    write(&repo, "web/client.ts", "export const freshToken = 1;\n");
+    write(
+        &repo,
+        "pkg/service.py",
+        "from pkg.models import fresh_store\nfrom pkg.helpers import fresh_token\n\n\ndef run():\n    store = fresh_store(4)\n    token = fresh_token(8)\n    return store, token\n",
+    );
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-qm", "service"]);
+    mine(&repo, dir.path(), "cases.jsonl");
+    let cases = records(&dir.path().join("cases.jsonl"));
+    let service: Vec<&Value> = cases
+        .iter()
+        .filter(|c| c["metadata"]["path"] == "pkg/service.py")
+        .collect();
+    assert!(!service.is_empty(), "{cases:?}");
+    for case in &service {
+        let recent = case["metadata"]["recent"].as_array().expect("recent");
+        let chunks: Vec<(&str, u64)> = recent
+            .iter()
+            .map(|c| {
+                (
+                    c["path"].as_str().expect("path"),
+                    c["line"].as_u64().expect("line"),
+                )
+            })
+            .collect();
+        // Path order, newest first: the models' window (centred on the four new lines at
+        // 81..85, shifted to end with the file's 104 lines), then the helper whole.
+        assert_eq!(chunks, [("pkg/models.py", 40), ("pkg/helpers.py", 0)]);
+        let models = recent[0]["text"].as_str().expect("text");
+        assert!(models.contains("def fresh_store(size):"), "{models}");
+        assert_eq!(models.lines().count(), 64);
+        assert_eq!(recent[1]["text"], HELPERS.trim_end());
+    }
+
+    // `recent-commit` retrieves the committed text for `store = fresh_store(4)`; `recent` sees
+    // nothing of the case's.
+    let store = service
+        .iter()
+        .find(|c| c["groundtruth"] == "store = fresh_store(4)")
+        .expect("the store line is a case");
+    let one = dir.path().join("one.jsonl");
+    std::fs::write(&one, format!("{store}\n")).expect("write");
+    let out = dir.path().join("run.jsonl");
+    let mut args = vec![
+        "bench",
+        "run",
+        "--format",
+        "history",
+        "--retriever",
+        "recent-commit,recent",
+        "--backend",
+        "none",
+    ];
+    let small = crate::support::small_model();
+    let small = small.to_string_lossy().into_owned();
+    args.extend(["--model", &small]);
+    let (one, repos, out_arg) = (
+        one.to_string_lossy().into_owned(),
+        dir.path().join("repos").to_string_lossy().into_owned(),
+        out.to_string_lossy().into_owned(),
+    );
+    args.extend(["--cases", &one, "--repos", &repos, "--out", &out_arg]);
+    let run = crossfile(&args, dir.path());
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let runs = records(&out);
+    let chunks_of = |spec: &str| -> Vec<String> {
+        let record = runs
+            .iter()
+            .find(|r| r["retriever"] == spec)
+            .unwrap_or_else(|| panic!("no {spec} record: {runs:?}"));
+        assert!(record["error"].is_null(), "{record}");
+        record["chunks"]
+            .as_array()
+            .expect("chunks")
+            .iter()
+            .map(|c| c["path"].as_str().expect("path").to_string())
+            .collect()
+    };
+    // Both share words with the lines above; the helper's few words make the higher Jaccard.
+    assert_eq!(
+        chunks_of("recent-commit"),
+        ["pkg/helpers.py", "pkg/models.py"]
+    );
+    assert!(chunks_of("recent").is_empty());
+}
