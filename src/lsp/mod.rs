@@ -89,6 +89,7 @@ where
         protocol::WORK_DONE_PROGRESS_CANCEL,
         server::Server::work_done_progress_cancel,
     )
+    .custom_method(protocol::RECENT_LINES, server::Server::recent_lines)
     .finish();
     let exited = Arc::new(Notify::new());
     let service = service::Edge::new(service, exited.clone());

@@ -1,12 +1,25 @@
-//! LSP 3.18 types that lsp-types 0.94 lacks: `textDocument/inlineCompletion`'s params and result.
+//! LSP 3.18 types that lsp-types 0.94 lacks: `textDocument/inlineCompletion`'s params and result;
+//! and crossfile's one notification, `crossfile/recentLines`.
 
 use serde::{Deserialize, Serialize};
-use tower_lsp::lsp_types::{Command, Range, TextDocumentPositionParams};
+use tower_lsp::lsp_types::{Command, Range, TextDocumentIdentifier, TextDocumentPositionParams};
 
 /// The method name of inline completion.
 pub const INLINE_COMPLETION: &str = "textDocument/inlineCompletion";
 /// The client asks to cancel work it was shown progress of (LSP 3.15).
 pub const WORK_DONE_PROGRESS_CANCEL: &str = "window/workDoneProgress/cancel";
+/// The client tells which lines of an open buffer the user looked at or yanked (a
+/// notification), for the ring of recent chunks.
+pub const RECENT_LINES: &str = "crossfile/recentLines";
+
+/// `crossfile/recentLines`' params: an open buffer and the lines shown or yanked (the range's
+/// characters are not read).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecentLinesParams {
+    pub text_document: TextDocumentIdentifier,
+    pub range: Range,
+}
 
 /// `InlineCompletionParams`: a position; the context (trigger kind, selected item) is not needed
 /// and not read.

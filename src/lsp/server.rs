@@ -13,7 +13,7 @@ use tower_lsp::lsp_types::{
 use tower_lsp::{Client, LanguageServer};
 
 use super::progress::token_key;
-use super::protocol::{InlineCompletionList, InlineCompletionParams};
+use super::protocol::{InlineCompletionList, InlineCompletionParams, RecentLinesParams};
 use super::state::State;
 use super::{commands, completion, lifecycle, replay, text_sync, workspace_sync};
 
@@ -49,6 +49,11 @@ impl Server {
     /// custom notification: the work reported under the token stops.
     pub async fn work_done_progress_cancel(&self, params: WorkDoneProgressCancelParams) {
         self.state.requests.cancel_work(&token_key(&params.token));
+    }
+
+    /// `crossfile/recentLines`, a custom notification: lines the user looked at or yanked.
+    pub async fn recent_lines(&self, params: RecentLinesParams) {
+        text_sync::recent_lines(&self.state, params);
     }
 }
 

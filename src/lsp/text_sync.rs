@@ -1,5 +1,5 @@
 //! `didOpen`, `didChange` (incremental), `didSave` and `didClose`: the open buffers, the ring of
-//! recent chunks and the index.
+//! recent chunks and the index; and `crossfile/recentLines`, lines shown or yanked, to the ring.
 //!
 //! Each handler changes the document store at once, before it returns, so edits apply in the
 //! order they arrived; the index takes the new text later, off the message loop
@@ -11,6 +11,7 @@ use tower_lsp::lsp_types::{
 };
 
 use super::convert::to_engine;
+use super::protocol::RecentLinesParams;
 use super::state::State;
 use crate::workspace::Documents;
 use crate::workspace::normalize_newlines;
@@ -25,6 +26,17 @@ pub fn did_open(state: &State, params: DidOpenTextDocumentParams) {
         .open(&rel, &normalize_newlines(&params.text_document.text));
     folder.note_recent(&rel, 0);
     folder.touch(&rel);
+}
+
+/// Lines of an open buffer the user looked at or yanked: the ring notes the window centred on
+/// them (a screen or a yank of up to 64 lines whole).
+pub fn recent_lines(state: &State, params: RecentLinesParams) {
+    let Some((folder, rel)) = state.locate(&params.text_document.uri) else {
+        return;
+    };
+    let (start, end) = (params.range.start.line, params.range.end.line);
+    let middle = start.min(end) + start.abs_diff(end) / 2;
+    folder.note_recent(&rel, middle);
 }
 
 pub fn did_change(state: &State, params: DidChangeTextDocumentParams) {

@@ -5,19 +5,7 @@
 
 local H = require('helpers')
 
--- In a child: records the methods of the notifications the crossfile client sends, in
--- package.loaded.crossfile_sent ({method, params}).
-local record_sent = [[
-  local sent = {}
-  package.loaded.crossfile_sent = sent
-  for _, c in ipairs(vim.lsp.get_clients({ name = 'crossfile' })) do
-    local notify = c.rpc.notify
-    c.rpc.notify = function(method, params)
-      sent[#sent + 1] = { method = method, params = params }
-      return notify(method, params)
-    end
-  end
-]]
+local record_sent = H.record_sent
 
 local function cancels_sent(child)
   return child.lua([[

@@ -161,6 +161,20 @@ function H.tiny(name, files)
   return root
 end
 
+--- Code for child.lua: records the notifications the crossfile clients send from now on, in
+--- package.loaded.crossfile_sent ({method, params}).
+H.record_sent = [[
+  local sent = {}
+  package.loaded.crossfile_sent = sent
+  for _, c in ipairs(vim.lsp.get_clients({ name = 'crossfile' })) do
+    local notify = c.rpc.notify
+    c.rpc.notify = function(method, params)
+      sent[#sent + 1] = { method = method, params = params }
+      return notify(method, params)
+    end
+  end
+]]
+
 --- Code for child.lua: true once a crossfile server is attached to the current buffer and ready.
 H.ready_code = [[
   local c = vim.lsp.get_clients({ name = 'crossfile', bufnr = 0 })[1]

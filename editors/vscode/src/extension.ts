@@ -9,6 +9,7 @@ import { VOTE_COMMAND } from './battle';
 import type { CompareAnswer, ContextAnswer, RetrieverInfo, StatusAnswer } from './protocol';
 import { InlineRequests } from './inline';
 import { Replay } from './replay';
+import { RECENT_LINES, RecentLines, recentLinesParams, shownLines } from './recentLines';
 import { retrieverItems } from './retrievers';
 import { createClient, locate, showMissing } from './server';
 import { nest, serverKeys } from './settings';
@@ -220,8 +221,25 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(sendSettings),
   );
+  // What the user looks at, for the server's ring of recent chunks (`recent`).
+  const recent = new RecentLines((lines) => {
+    void client?.sendNotification(RECENT_LINES, recentLinesParams(lines));
+  });
+  const shown = (editor: vscode.TextEditor | undefined) =>
+    editor && editor.document.uri.scheme === 'file' ? shownLines(editor.document.uri.toString(), editor.visibleRanges) : undefined;
+  context.subscriptions.push(
+    recent,
+    vscode.window.onDidChangeActiveTextEditor((editor) => recent.activated(shown(editor))),
+    vscode.window.onDidChangeTextEditorVisibleRanges((e) => recent.moved(shown(e.textEditor))),
+    vscode.window.onDidChangeTextEditorSelection((e) => {
+      const selection = e.selections[0];
+      if (!selection || selection.isEmpty || e.textEditor.document.uri.scheme !== 'file') return;
+      recent.moved({ uri: e.textEditor.document.uri.toString(), first: selection.start.line, last: selection.end.line });
+    }),
+  );
   try {
     await client.start();
+    recent.activated(shown(vscode.window.activeTextEditor));
     status.ready();
     followStatus(0);
   } catch (e) {

@@ -351,3 +351,33 @@ test("Show Status has the arena's line when a folder has it on", () => {
   assert.equal(statusFacts({ ...STATUS, arena: null }).find((f) => f.label === 'arena'), undefined);
   assert.equal(statusFacts(STATUS).find((f) => f.label === 'arena'), undefined);
 });
+
+const { RecentLines, recentLinesParams, shownLines, RECENT_LINES } = require('../dist/unit/recentLines.js');
+
+test('what is shown is told at once on activation, a scroll or selection once it rests, never the same lines twice', async () => {
+  const sent = [];
+  const recent = new RecentLines((lines) => sent.push(lines), 30);
+  const uri = 'file:///w/a.py';
+  recent.activated(shownLines(uri, [{ start: { line: 0 }, end: { line: 40 } }]));
+  assert.deepEqual(sent, [{ uri, first: 0, last: 40 }]);
+  // Scrolling: only where it rests.
+  for (const top of [10, 20, 30]) recent.moved(shownLines(uri, [{ start: { line: top }, end: { line: top + 40 } }]));
+  assert.equal(sent.length, 1);
+  await new Promise((r) => setTimeout(r, 80));
+  assert.deepEqual(sent[1], { uri, first: 30, last: 70 });
+  // The same lines again: nothing; folded ranges: from the first's start to the last's end.
+  recent.moved({ uri, first: 30, last: 70 });
+  await new Promise((r) => setTimeout(r, 80));
+  assert.equal(sent.length, 2);
+  recent.activated(shownLines(uri, [{ start: { line: 100 }, end: { line: 110 } }, { start: { line: 150 }, end: { line: 170 } }]));
+  assert.deepEqual(sent[2], { uri, first: 100, last: 170 });
+  // A pending scroll is dropped when another editor becomes active; nothing shown, nothing told.
+  recent.moved({ uri, first: 5, last: 6 });
+  recent.activated(undefined);
+  await new Promise((r) => setTimeout(r, 80));
+  assert.equal(sent.length, 3);
+  recent.dispose();
+  assert.equal(RECENT_LINES, 'crossfile/recentLines');
+  assert.deepEqual(recentLinesParams({ uri, first: 9, last: 11 }),
+    { textDocument: { uri }, range: { start: { line: 9, character: 0 }, end: { line: 11, character: 0 } } });
+});

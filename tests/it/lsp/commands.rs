@@ -196,6 +196,49 @@ fn live_edits_and_deletions_change_what_completions_retrieve() {
     );
     let opened = [widgets, "src/click/core.py", "src/click/gadget_use.py"];
     assert!(paths.iter().all(|p| opened.contains(p)), "{recent}");
+
+    // Lines the user looks at (`crossfile/recentLines`, which both editors send for the screen
+    // and yanks) join the ring: a module whose top shares no word with the cursor's lines is
+    // left out until lines 140 to 170 are shown, then its 64 lines around them are retrieved.
+    let shown = "src/click/shown.py";
+    let shown_text: String = (0..200)
+        .map(|i| match i {
+            150 => "    result = frobnicate_widget_tokens(tokens, widget)\n".to_string(),
+            _ => format!("value_{i} = {i}\n"),
+        })
+        .collect();
+    open(&mut client, &root, shown, &shown_text);
+    let recent_paths = |client: &mut Client| -> Vec<(String, Value)> {
+        let recent = client.execute(
+            "crossfile.compare",
+            json!({"uri": uri(&root, demo), "position": position, "retrievers": ["recent"]}),
+        );
+        recent
+            .pointer("/results/0/chunks")
+            .and_then(Value::as_array)
+            .expect("chunks")
+            .iter()
+            .map(|c| {
+                (
+                    c["path"].as_str().unwrap_or("").to_string(),
+                    c["startLine"].clone(),
+                )
+            })
+            .collect()
+    };
+    let before = recent_paths(&mut client);
+    assert!(!before.iter().any(|(p, _)| p == shown), "{before:?}");
+    client.notify(
+        "crossfile/recentLines",
+        json!({"textDocument": {"uri": uri(&root, shown)},
+               "range": {"start": {"line": 140, "character": 0},
+                         "end": {"line": 170, "character": 0}}}),
+    );
+    let after = recent_paths(&mut client);
+    assert!(
+        after.contains(&(shown.to_string(), json!(124))),
+        "lines 123..187 (0-based), centred on 155: {after:?}"
+    );
     let answer = client.request(
         "workspace/executeCommand",
         json!({"command": "crossfile.compare", "arguments": [{"uri": uri(&root, demo),

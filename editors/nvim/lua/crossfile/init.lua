@@ -9,6 +9,7 @@ local inline = require('crossfile.inline')
 local jobs = require('crossfile.jobs')
 local keymaps = require('crossfile.keymaps')
 local position = require('crossfile.position')
+local recent = require('crossfile.recent')
 local replay = require('crossfile.replay')
 local views = require('crossfile.views')
 
@@ -22,6 +23,7 @@ function M.is_set_up() return set_up end
 
 client.on_attach(function(_, buf)
   inline.attach(buf)
+  recent.attach(buf)
   keymaps.attach(buf, client.is_manual(buf))
 end)
 
