@@ -9,6 +9,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -19,7 +20,8 @@ use crate::config::Settings;
 use crate::index::{Index, Progress, Snapshot};
 use crate::lang::Language;
 use crate::memory::ProcessMemory;
-use crate::retrieve::{self, Query, RetrieverSpec};
+use crate::retrieve::{self, Hit, Query, RING_CHUNKS, RING_LINES, RetrieverSpec, Ring};
+use crate::workspace::centred;
 
 /// What to measure.
 #[derive(Clone, Debug)]
@@ -107,7 +109,11 @@ pub fn measure_retrieval(params: &RetrievalParams) -> Result<RetrievalReport, Pe
     tracing::info!("cold index: {files} files, {chunks} chunks, {cold_s:.2} s");
 
     let reindex_ms = reindex_times(&index, language, 20)?;
-    let cursors = sample_cursors(&index.snapshot(), language, params.cursors, 7);
+    let mut cursors = sample_cursors(&index.snapshot(), language, params.cursors, 7);
+    let ring = full_ring(&cursors);
+    for query in &mut cursors {
+        query.recent = Arc::clone(&ring);
+    }
     let mut latencies = Vec::new();
     for spec in &params.retrievers {
         let retriever = retrieve::build(spec, &settings.retrieve)?;
@@ -300,4 +306,20 @@ fn reference_script() -> Result<PathBuf, PerfError> {
         )));
     }
     Ok(p)
+}
+
+/// A full ring of recent chunks, as a user who moved around a while has one: the
+/// [`RING_LINES`] lines around each of the first cursors, until [`RING_CHUNKS`] are held, so
+/// `recent` is timed ranking all it ever ranks.
+fn full_ring(cursors: &[Query]) -> Arc<[Hit]> {
+    let mut ring = Ring::new();
+    for query in cursors.iter().take(4 * RING_CHUNKS) {
+        let text = format!("{}{}", query.left, query.right);
+        let lines: Vec<&str> = text.split('\n').collect();
+        let total = u32::try_from(lines.len()).unwrap_or(u32::MAX);
+        let window = centred(total, query.cursor.line, RING_LINES);
+        let chunk = lines[window.start as usize..window.end as usize].join("\n");
+        ring.note(&query.path, window.start, &chunk);
+    }
+    ring.chunks()
 }
