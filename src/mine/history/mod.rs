@@ -283,16 +283,10 @@ fn qualifies(
     file: &git::File,
     params: &HistoryParams,
 ) -> Result<Result<String, &'static str>, HistoryError> {
-    let Some(bytes) = repo.blob_if_present(file.blob) else {
-        return Ok(Err("missing from the repository"));
+    let text = match source_text(repo, file, params.max_file_bytes) {
+        Ok(text) => text,
+        Err(reason) => return Ok(Err(reason)),
     };
-    if bytes.len() as u64 > params.max_file_bytes {
-        return Ok(Err("over workspace.max_file_bytes"));
-    }
-    let Ok(text) = String::from_utf8(bytes) else {
-        return Ok(Err("not UTF-8"));
-    };
-    let text = normalize_newlines(&text).into_owned();
     let lines = text.lines().count();
     if lines < params.min_lines {
         return Ok(Err("fewer lines than --min-lines"));
@@ -304,6 +298,23 @@ fn qualifies(
         return Ok(Err(reason));
     }
     Ok(Ok(text))
+}
+
+/// A blob's text as the index reads it (newlines normalized), or why it is not read: missing
+/// from the repository (a partial clone), larger than `max_file_bytes`, or not UTF-8.
+fn source_text(
+    repo: &git::Repo,
+    file: &git::File,
+    max_file_bytes: u64,
+) -> Result<String, &'static str> {
+    let bytes = repo
+        .blob_if_present(file.blob)
+        .ok_or("missing from the repository")?;
+    if bytes.len() as u64 > max_file_bytes {
+        return Err("over workspace.max_file_bytes");
+    }
+    let text = String::from_utf8(bytes).map_err(|_| "not UTF-8")?;
+    Ok(normalize_newlines(&text).into_owned())
 }
 
 /// Where a file's cases come from.

@@ -11,12 +11,12 @@
 
 use similar::{Algorithm, DiffTag, TextDiff};
 
-use super::HistoryError;
 use super::git::{Commit, File, Repo};
+use super::{HistoryError, source_text};
 use crate::bench::cases::history::RecentChunk;
 use crate::lang::Language;
 use crate::retrieve::{RING_LINES, Ring};
-use crate::workspace::{centred, normalize_newlines};
+use crate::workspace::centred;
 
 /// The ring after the commit's other files in `language` (all but `path`) were written: newest
 /// first.
@@ -42,7 +42,7 @@ pub(super) fn edited_chunks(
     others.sort_by(|a, b| a.0.path.cmp(&b.0.path));
     let mut ring = Ring::new();
     for (file, before) in others {
-        let Some(text) = text_of(repo, file, max_file_bytes) else {
+        let Some(text) = source_text(repo, file, max_file_bytes).ok() else {
             continue;
         };
         let lines: Vec<&str> = text
@@ -51,7 +51,7 @@ pub(super) fn edited_chunks(
             .split('\n')
             .collect();
         let total = u32::try_from(lines.len()).unwrap_or(u32::MAX);
-        let windows = match before.and_then(|b| text_of(repo, b, max_file_bytes)) {
+        let windows = match before.and_then(|b| source_text(repo, b, max_file_bytes).ok()) {
             Some(old) => changed_windows(&old, &text, total),
             None => (0..total)
                 .step_by(RING_LINES as usize)
@@ -72,17 +72,6 @@ pub(super) fn edited_chunks(
             text: hit.text.clone(),
         })
         .collect())
-}
-
-/// A file's text as the index reads it, or `None` when the repository lacks its blob, it is
-/// larger than `max_file_bytes` or not UTF-8.
-fn text_of(repo: &Repo, file: &File, max_file_bytes: u64) -> Option<String> {
-    let bytes = repo.blob_if_present(file.blob)?;
-    if bytes.len() as u64 > max_file_bytes {
-        return None;
-    }
-    let text = String::from_utf8(bytes).ok()?;
-    Some(normalize_newlines(&text).into_owned())
 }
 
 /// A window of [`RING_LINES`] lines of `new` (`total` lines) centred on each place it differs
