@@ -335,6 +335,45 @@ test("A bad setting shows the server's message naming it; the previous settings 
   await palette('Notifications: Clear All Notifications');
 });
 
+test('What an editor shows reaches the recent retriever: lines seen in one file are context in another', async () => {
+  await page.keyboard.press('Escape');
+  await setUserSettings({ 'crossfile.retrieve.retriever': 'recent' });
+  await statusReport(/retriever:\s+recent/);
+  // Opening termui.py tells the server its first lines (didOpen); its lines around 700 reach the
+  // ring only as what the editor shows (crossfile/recentLines, once scrolling rests).
+  await page.keyboard.press('Control+P');
+  await pick('src/click/termui.py:700', 'termui.py');
+  await page.locator('.tabs-container .tab.active', { hasText: 'termui.py' }).waitFor({ timeout: 20_000 });
+  await page.waitForTimeout(1_500);
+  await page.keyboard.press('Control+P');
+  await pick('src/click/core.py:1275', 'core.py');
+  await page.locator('.tabs-container .tab.active', { hasText: 'core.py' }).waitFor({ timeout: 20_000 });
+  await page.locator('.monaco-editor.focused').waitFor({ timeout: 10_000 });
+  await page.keyboard.press('End');
+  await page.keyboard.press('Enter');
+  // Asked for, not typed: what is tested is the context, not when VS Code asks.
+  await palette('Trigger Inline Suggestion');
+  await waitStatus(/· recent · \d+ ms/);
+  await palette('Crossfile: Show Context');
+  const frame = await webviewFrame('pre.prompt');
+  // The chunks' first lines in termui.py, from the context view's labels (`path:first-last`).
+  const firstLines = async () => (await frame.locator('.chunks .chunk').allTextContents())
+    .map((label) => /termui\.py:(\d+)-\d+/.exec(label))
+    .filter(Boolean)
+    .map((m) => Number(m[1]));
+  const deadline = Date.now() + 30_000;
+  let seen = await firstLines();
+  while (!seen.some((first) => first > 600) && Date.now() < deadline) {
+    await page.waitForTimeout(500);
+    seen = await firstLines();
+  }
+  await shot('recent-context');
+  check(seen.some((first) => first > 600 && first <= 700), `termui.py chunks start at ${JSON.stringify(seen)}, none around the lines shown (700)`);
+  await page.keyboard.press('Escape');
+  await setUserSettings({ 'crossfile.retrieve.retriever': 'bm25-cceval-rg1' });
+  await statusReport(/retriever:\s+bm25-cceval-rg1/);
+});
+
 test('An EvoCodeBench case opens at its body; Score runs its tests on the typed body and shows the failure', async () => {
   await page.keyboard.press('Escape');
   await palette('Crossfile: Replay Case');
