@@ -193,6 +193,8 @@ pub fn mine_history(
         mined.folders.push(folder.clone());
         let project = outlines.names_of(&repo, tree.iter())?;
         let others: Vec<&git::File> = commit.added.iter().chain(&commit.changed).collect();
+        let languages: Vec<Language> = files.iter().map(|c| c.language).collect();
+        let edits = recent::CommitEdits::read(&repo, commit, &languages, params.max_file_bytes)?;
         for candidate in files {
             let family = candidate.language.name();
             let empty = HashSet::new();
@@ -208,13 +210,7 @@ pub fn mine_history(
                 .get(family)
                 .map(|names| names.difference(project_names).cloned().collect())
                 .unwrap_or_default();
-            let recent = recent::edited_chunks(
-                &repo,
-                commit,
-                &candidate.file.path,
-                candidate.language,
-                params.max_file_bytes,
-            )?;
+            let recent = edits.ring_without(&candidate.file.path, candidate.language);
             let context = Context {
                 folder: &folder,
                 commit: commit.id,

@@ -18,60 +18,93 @@ use crate::lang::Language;
 use crate::retrieve::{RING_LINES, Ring};
 use crate::workspace::centred;
 
-/// The ring after the commit's other files in `language` (all but `path`) were written: newest
-/// first.
-pub(super) fn edited_chunks(
-    repo: &Repo,
-    commit: &Commit,
-    path: &str,
+/// What the commit writes, as the ring would note it: per file in a mined language, in path
+/// order, the windows an edit of it notes. Read once per commit; [`CommitEdits::ring_without`]
+/// replays it for each of the commit's files.
+pub(super) struct CommitEdits {
+    notes: Vec<Note>,
+}
+
+/// One window of one file as the ring notes it.
+struct Note {
+    path: String,
     language: Language,
-    max_file_bytes: u64,
-) -> Result<Vec<RecentChunk>, HistoryError> {
-    let mut others: Vec<(&File, Option<&File>)> = commit
-        .added
-        .iter()
-        .map(|f| (f, None))
-        .chain(commit.changed.iter().map(|f| {
-            let before = commit.replaced.iter().find(|r| r.path == f.path);
-            (f, before)
-        }))
-        .filter(|(f, _)| {
-            f.path != path && Language::from_path(std::path::Path::new(&f.path)) == Some(language)
-        })
-        .collect();
-    others.sort_by(|a, b| a.0.path.cmp(&b.0.path));
-    let mut ring = Ring::new();
-    for (file, before) in others {
-        let Some(text) = source_text(repo, file, max_file_bytes).ok() else {
-            continue;
-        };
-        let lines: Vec<&str> = text
-            .strip_suffix('\n')
-            .unwrap_or(&text)
-            .split('\n')
+    first: u32,
+    text: String,
+}
+
+impl CommitEdits {
+    /// The windows of the commit's added and changed files in `languages`.
+    pub(super) fn read(
+        repo: &Repo,
+        commit: &Commit,
+        languages: &[Language],
+        max_file_bytes: u64,
+    ) -> Result<CommitEdits, HistoryError> {
+        let mut files: Vec<(&File, Option<&File>, Language)> = commit
+            .added
+            .iter()
+            .map(|f| (f, None))
+            .chain(commit.changed.iter().map(|f| {
+                let before = commit.replaced.iter().find(|r| r.path == f.path);
+                (f, before)
+            }))
+            .filter_map(|(f, before)| {
+                let language = Language::from_path(std::path::Path::new(&f.path))?;
+                languages
+                    .contains(&language)
+                    .then_some((f, before, language))
+            })
             .collect();
-        let total = u32::try_from(lines.len()).unwrap_or(u32::MAX);
-        let windows = match before.and_then(|b| source_text(repo, b, max_file_bytes).ok()) {
-            Some(old) => changed_windows(&old, &text, total),
-            None => (0..total)
-                .step_by(RING_LINES as usize)
-                .map(|first| first..total.min(first + RING_LINES))
-                .collect(),
-        };
-        for window in windows {
-            let chunk = lines[window.start as usize..window.end as usize].join("\n");
-            ring.note(&file.path, window.start, &chunk);
+        files.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+        let mut notes = Vec::new();
+        for (file, before, language) in files {
+            let Some(text) = source_text(repo, file, max_file_bytes).ok() else {
+                continue;
+            };
+            let lines: Vec<&str> = text
+                .strip_suffix('\n')
+                .unwrap_or(&text)
+                .split('\n')
+                .collect();
+            let total = u32::try_from(lines.len()).unwrap_or(u32::MAX);
+            let windows = match before.and_then(|b| source_text(repo, b, max_file_bytes).ok()) {
+                Some(old) => changed_windows(&old, &text, total),
+                None => (0..total)
+                    .step_by(RING_LINES as usize)
+                    .map(|first| first..total.min(first + RING_LINES))
+                    .collect(),
+            };
+            for window in windows {
+                notes.push(Note {
+                    path: file.path.clone(),
+                    language,
+                    first: window.start,
+                    text: lines[window.start as usize..window.end as usize].join("\n"),
+                });
+            }
         }
+        Ok(CommitEdits { notes })
     }
-    Ok(ring
-        .chunks()
-        .iter()
-        .map(|hit| RecentChunk {
-            path: hit.path.clone(),
-            line: hit.lines.start,
-            text: hit.text.clone(),
-        })
-        .collect())
+
+    /// The ring after the commit's other files in `language` (all but `path`) were written:
+    /// newest first.
+    pub(super) fn ring_without(&self, path: &str, language: Language) -> Vec<RecentChunk> {
+        let mut ring = Ring::new();
+        for note in &self.notes {
+            if note.path != path && note.language == language {
+                ring.note(&note.path, note.first, &note.text);
+            }
+        }
+        ring.chunks()
+            .iter()
+            .map(|hit| RecentChunk {
+                path: hit.path.clone(),
+                line: hit.lines.start,
+                text: hit.text.clone(),
+            })
+            .collect()
+    }
 }
 
 /// A window of [`RING_LINES`] lines of `new` (`total` lines) centred on each place it differs

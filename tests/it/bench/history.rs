@@ -83,6 +83,45 @@ pub fn history_fixture(dir: &Path) -> (PathBuf, PathBuf) {
     (cases, repos)
 }
 
+/// `bench run --format history` of `cases` in `repos` into `out` with the small model (its
+/// vocabulary alone, `--backend none`, where it is not built in), `--retriever` and `extra`
+/// options; its records once it succeeded.
+pub fn run_history(
+    cwd: &Path,
+    [cases, repos, out]: [&Path; 3],
+    retrievers: &str,
+    extra: &[&str],
+) -> Vec<Value> {
+    let small = small_model();
+    let mut args = vec![
+        "bench",
+        "run",
+        "--format",
+        "history",
+        "--retriever",
+        retrievers,
+    ];
+    args.extend(extra);
+    for (flag, path) in [
+        ("--cases", cases),
+        ("--repos", repos),
+        ("--out", out),
+        ("--model", small.as_path()),
+    ] {
+        args.extend([flag, path.to_str().expect("utf-8")]);
+    }
+    if !cfg!(feature = "embedded") {
+        args.extend(["--backend", "none"]);
+    }
+    let run = crossfile(&args, cwd);
+    assert!(run.status.success(), "{}", stderr(&run));
+    std::fs::read_to_string(out)
+        .expect("run file")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a record"))
+        .collect()
+}
+
 /// The categories of the fixture's cases and how many of each.
 fn categories() -> BTreeMap<&'static str, usize> {
     let mut out = BTreeMap::new();
@@ -100,30 +139,14 @@ fn history_cases_run_in_the_parent_tree_and_report_by_category() {
     let (cases, repos) = history_fixture(dir.path());
     let before = tree_digest(&repos);
     let out = dir.path().join("run.jsonl");
-    let small = small_model();
-    let fixed = "bench run --format history --retriever none,bm25 --n-ctx 1024 --max-new-tokens 12";
-    let mut args: Vec<&str> = fixed.split(' ').collect();
-    for (flag, path) in [
-        ("--cases", &cases),
-        ("--repos", &repos),
-        ("--out", &out),
-        ("--model", &small),
-    ] {
-        args.extend([flag, path.to_str().expect("utf-8")]);
-    }
-    // The small model generates where it is built in; elsewhere its vocabulary still budgets.
-    if !cfg!(feature = "embedded") {
-        args.extend(["--backend", "none"]);
-    }
-    let run = crossfile(&args, dir.path());
-    assert!(run.status.success(), "{}", stderr(&run));
+    let records = run_history(
+        dir.path(),
+        [&cases, &repos, &out],
+        "none,bm25",
+        &["--n-ctx", "1024", "--max-new-tokens", "12"],
+    );
     assert!(before == tree_digest(&repos), "the run wrote in the tree");
 
-    let text = std::fs::read_to_string(&out).expect("run file");
-    let records: Vec<Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("a record"))
-        .collect();
     assert_eq!(records.len(), 2 * categories().values().sum::<usize>());
     let mut bm25_chunks = 0;
     let mut origins: BTreeMap<&str, usize> = BTreeMap::new();
@@ -319,38 +342,13 @@ fn a_mix_names_each_chunks_source_and_the_report_says_what_each_gave() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (cases, repos) = history_fixture(dir.path());
     let out = dir.path().join("run.jsonl");
-    let small = small_model();
     let spec = "mix:definitions*2+bm25*1";
-    let mut args = vec![
-        "bench",
-        "run",
-        "--format",
-        "history",
-        "--retriever",
+    let records = run_history(
+        dir.path(),
+        [&cases, &repos, &out],
         spec,
-        "--n-ctx",
-        "1024",
-        "--max-new-tokens",
-        "12",
-    ];
-    for (flag, path) in [
-        ("--cases", &cases),
-        ("--repos", &repos),
-        ("--out", &out),
-        ("--model", &small),
-    ] {
-        args.extend([flag, path.to_str().expect("utf-8")]);
-    }
-    if !cfg!(feature = "embedded") {
-        args.extend(["--backend", "none"]);
-    }
-    let run = crossfile(&args, dir.path());
-    assert!(run.status.success(), "{}", stderr(&run));
-    let text = std::fs::read_to_string(&out).expect("run file");
-    let records: Vec<Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("a record"))
-        .collect();
+        &["--n-ctx", "1024", "--max-new-tokens", "12"],
+    );
     assert_eq!(records.len(), categories().values().sum::<usize>());
     let mut by_source: BTreeMap<String, usize> = BTreeMap::new();
     for r in &records {

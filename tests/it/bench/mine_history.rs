@@ -8,6 +8,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
+use crate::bench::history::run_history;
 use crate::support::crossfile;
 
 fn git(repo: &Path, args: &[&str]) -> String {
@@ -404,32 +405,12 @@ fn a_case_carries_the_commits_other_edits_and_only_recent_commit_reads_them() {
     let one = dir.path().join("one.jsonl");
     std::fs::write(&one, format!("{store}\n")).expect("write");
     let out = dir.path().join("run.jsonl");
-    let mut args = vec![
-        "bench",
-        "run",
-        "--format",
-        "history",
-        "--retriever",
+    let runs = run_history(
+        dir.path(),
+        [&one, &dir.path().join("repos"), &out],
         "recent-commit,recent",
-        "--backend",
-        "none",
-    ];
-    let small = crate::support::small_model();
-    let small = small.to_string_lossy().into_owned();
-    args.extend(["--model", &small]);
-    let (one, repos, out_arg) = (
-        one.to_string_lossy().into_owned(),
-        dir.path().join("repos").to_string_lossy().into_owned(),
-        out.to_string_lossy().into_owned(),
+        &["--n-ctx", "1024", "--max-new-tokens", "12"],
     );
-    args.extend(["--cases", &one, "--repos", &repos, "--out", &out_arg]);
-    let run = crossfile(&args, dir.path());
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let runs = records(&out);
     let chunks_of = |spec: &str| -> Vec<String> {
         let record = runs
             .iter()
