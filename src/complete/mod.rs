@@ -73,15 +73,12 @@ pub fn template_for(settings: &Settings, tokenizer: &dyn Tokenizer) -> Template 
         .unwrap_or_else(|| Template::detect(tokenizer))
 }
 
-/// The layout is `prompt.layout` if set, else `repo` for Qwen's template with a vocabulary that
-/// has the repository-level tokens (what Qwen2.5-Coder was trained on), else `comment`. A `repo`
-/// layout asked of a vocabulary without those tokens would write them as plain text: it is
-/// `comment` then, with a warning.
-pub fn layout_for(
-    settings: &Settings,
-    tokenizer: &dyn Tokenizer,
-    template: Template,
-) -> CrossfileLayout {
+/// The layout is `prompt.layout` if set, else `comment` for every model: the catalogue's Qwen2.5-Coder
+/// models are instruction-tuned, and the 0.5B completes better with the chunks as comments than
+/// in the repository-level format its base model was trained on (docs/performance.md, "The
+/// prompt's layout"). A `repo` layout asked of a vocabulary without those tokens would write them
+/// as plain text: it is `comment` then, with a warning.
+pub fn layout_for(settings: &Settings, tokenizer: &dyn Tokenizer) -> CrossfileLayout {
     let has_repo_tokens = [prompt::REPO_NAME, prompt::FILE_SEP]
         .iter()
         .all(|token| tokenizer.token_id(token).is_some());
@@ -96,7 +93,6 @@ pub fn layout_for(
             CrossfileLayout::Comment
         }
         Some(layout) => layout,
-        None if has_repo_tokens && template == Template::Qwen => CrossfileLayout::Repo,
         None => CrossfileLayout::Comment,
     }
 }
@@ -141,7 +137,7 @@ impl Completer {
         tokenizer: Arc<dyn Tokenizer>,
     ) -> Completer {
         let template = template_for(settings, tokenizer.as_ref());
-        let layout = layout_for(settings, tokenizer.as_ref(), template);
+        let layout = layout_for(settings, tokenizer.as_ref());
         Completer {
             backend,
             tokenizer,
