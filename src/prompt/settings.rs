@@ -8,7 +8,7 @@ pub struct PromptSettings {
     /// `None` (the default, `auto`): chosen from the model's vocabulary.
     pub template: Option<Template>,
     /// `None` (the default, `auto`): `comment` for every model
-    /// ([`crate::complete::layout_for`]); `repo` only when asked for.
+    /// (measured: docs/performance.md, "The prompt's layout"); `repo` only when asked for.
     pub layout: Option<CrossfileLayout>,
     /// Cross-file block budget (default 512, CrossCodeEval's).
     pub crossfile_tokens: u32,
