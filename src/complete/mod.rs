@@ -73,11 +73,11 @@ pub fn template_for(settings: &Settings, tokenizer: &dyn Tokenizer) -> Template 
         .unwrap_or_else(|| Template::detect(tokenizer))
 }
 
-/// The layout is `prompt.layout` if set, else `comment` for every model: the catalogue's Qwen2.5-Coder
-/// models are instruction-tuned, and the 0.5B completes better with the chunks as comments than
-/// in the repository-level format its base model was trained on (docs/performance.md, "The
-/// prompt's layout"). A `repo` layout asked of a vocabulary without those tokens would write them
-/// as plain text: it is `comment` then, with a warning.
+/// The layout is `prompt.layout` if set, else `comment` for every model: the catalogue's
+/// Qwen2.5-Coder models are instruction-tuned, and the 0.5B completes better with the chunks as
+/// comments than in the repository-level format its base model was trained on
+/// (docs/performance.md, "The prompt's layout"). A `repo` layout asked of a vocabulary without
+/// those tokens would write them as plain text: it is `comment` then, with a warning.
 pub fn layout_for(settings: &Settings, tokenizer: &dyn Tokenizer) -> CrossfileLayout {
     let has_repo_tokens = [prompt::REPO_NAME, prompt::FILE_SEP]
         .iter()

@@ -111,8 +111,8 @@ fn llamacpp_against_llama_server_is_greedy_and_reports_infill_as_unsupported() {
 }
 
 /// The default code model (Qwen2.5-Coder, FIM tokens) fills a hole both ways `llamacpp` can ask:
-/// `/completion` with a repository-level FIM prompt (crossfile's `repo` layout) and `/infill` with the parts
-/// and a cross-file chunk as `input_extra` (llama-server lays the prompt out itself). Both are
+/// `/completion` with a repository-level FIM prompt (crossfile's `repo` layout) and `/infill` with
+/// the parts and a cross-file chunk as `input_extra` (llama-server lays the prompt out itself). Both are
 /// greedy and name the parameters the chunk and the suffix show.
 #[test]
 fn a_fim_model_fills_the_hole_through_completion_and_infill() {
