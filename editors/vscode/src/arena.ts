@@ -1,18 +1,22 @@
 // Arena battles in the editor (issue 34): suggestion 1 is VS Code's own ghost text (Tab accepts it
-// and runs its `crossfile.arenaVote` command), suggestion 2 is drawn below it (Shift+Tab), Escape
-// takes neither. Both are marked only 1 and 2: the server alone knows which arm made which, and
-// says so only in Crossfile: Arena Reveal Last, after the vote.
+// and runs its `crossfile.arenaVote` command), marked "1" after the cursor's line; both
+// suggestions show whole in the arena view beside the editor, marked 1 and 2 (Shift+Tab takes 2),
+// so suggestion 2 covers no line of the code. Escape takes neither. Both are marked only 1 and 2:
+// the server alone knows which arm made which, and says so only in Crossfile: Arena Reveal Last,
+// after the vote.
 //
 // Only item 1 goes to VS Code, so its own next/previous suggestion cannot show item 2 as if it
 // were a plain suggestion. VS Code asks again at the same text and cursor (the suggest list
-// opening, closing…): the battle is drawn once, and once voted on or dismissed it is never shown
-// again. Typing on or moving the cursor clears it; the server records no choice when the next
+// opening, closing…): the battle is shown once, and once voted on or dismissed it is never shown
+// again. Typing on or moving the cursor ends it; the server records no choice when the next
 // request supersedes the battle. So that a vote reaches the server before the request that
 // supersedes its battle, a new completion request waits for the votes in flight (at most 2 s).
 
 import * as vscode from 'vscode';
-import { battleOf, endAfter, itemText, LABEL_2, REVEAL_COMMAND, revealSummary, revealText, stackedRows, visualColumn, VOTE_COMMAND } from './battle';
+import { battleOf, endAfter, itemText, REVEAL_COMMAND, revealSummary, revealText, VOTE_COMMAND } from './battle';
 import type { ArenaReveal, ArenaVoteAnswer } from './protocol';
+import type { BattleEnd } from './render';
+import { ArenaView } from './views';
 
 type Answer = vscode.InlineCompletionItem[] | vscode.InlineCompletionList | null | undefined;
 type Execute = <T>(command: string, argument?: unknown) => Promise<T>;
@@ -21,8 +25,6 @@ type Execute = <T>(command: string, argument?: unknown) => Promise<T>;
 const CONTEXT_KEY = 'crossfile.arenaBattle';
 /** At most this long a new completion request waits for a vote in flight. */
 const VOTE_WAIT_MS = 2_000;
-/** At most this many rows of suggestion 2 are drawn. */
-const MAX_ROWS = 12;
 
 interface Shown {
   id: number;
@@ -56,23 +58,12 @@ export class Arena implements vscode.Disposable {
   private expected: { id: number; arrived: () => void } | undefined;
   private output: vscode.OutputChannel | undefined;
   // "1" after the cursor's line (ghost text 1 is on it).
-  private static readonly MARKER_1: vscode.ThemableDecorationAttachmentRenderOptions = {
-    contentText: '1', color: ghost, border: '1px solid', borderColor: ghost, margin: '0 0 0 2ch', width: '2ch', textDecoration: 'none; text-align: center; border-radius: 3px',
-  };
-  private readonly marker1 = vscode.window.createTextEditorDecorationType({ after: Arena.MARKER_1 });
-  // With no line below the cursor's: the "1", then suggestion 2, after the cursor's line (one
-  // decoration, so in that order).
-  private readonly after2 = vscode.window.createTextEditorDecorationType({ before: Arena.MARKER_1, after: { color: ghost, fontStyle: 'italic', margin: '0 0 0 2ch' } });
-  // Suggestion 2, one row per line below the cursor's: drawn over the line (the editor's
-  // background hides it while the battle shows), as the ghost text is drawn.
-  private readonly rows2 = vscode.window.createTextEditorDecorationType({
-    before: {
-      color: ghost,
-      fontStyle: 'italic',
-      backgroundColor: new vscode.ThemeColor('editor.background'),
-      textDecoration: 'none; position: absolute; left: 0; top: 0; width: 100%; height: 100%; z-index: 1; white-space: pre; pointer-events: none',
+  private readonly marker1 = vscode.window.createTextEditorDecorationType({
+    after: {
+      contentText: '1', color: ghost, border: '1px solid', borderColor: ghost, margin: '0 0 0 2ch', width: '2ch', textDecoration: 'none; text-align: center; border-radius: 3px',
     },
   });
+  private readonly view = new ArenaView();
   private readonly subscriptions: vscode.Disposable[];
 
   /** `log`: a line for the output channel (with `crossfile.trace.server` on). */
@@ -82,25 +73,25 @@ export class Arena implements vscode.Disposable {
   ) {
     this.subscriptions = [
       this.marker1,
-      this.rows2,
-      this.after2,
       vscode.workspace.onDidChangeTextDocument((e) => {
         const s = this.shown;
         if (!s || e.document.uri.toString() !== s.uri || e.contentChanges.length === 0) return;
         // VS Code inserts suggestion 1 (Tab), then runs its vote command.
         const text1 = itemText(s.first);
-        if (e.contentChanges.some((c) => c.text === text1 || (c.text.length > 1 && text1.endsWith(c.text)))) this.expectVote(s.id);
-        this.clear();
+        const took1 = e.contentChanges.some((c) => c.text === text1 || (c.text.length > 1 && text1.endsWith(c.text)));
+        if (took1) this.expectVote(s.id);
+        this.clear(took1 ? 'picked 1' : 'passed');
       }),
       vscode.window.onDidChangeTextEditorSelection((e) => {
         const s = this.shown;
-        if (s && e.textEditor === s.editor && !e.selections[0]?.active.isEqual(s.position)) this.clear();
+        if (s && e.textEditor === s.editor && !e.selections[0]?.active.isEqual(s.position)) this.clear('passed');
       }),
       vscode.window.onDidChangeActiveTextEditor((editor) => {
-        if (this.shown && editor !== this.shown.editor) this.clear();
+        // The arena view beside does not count: it never takes the focus, so the editor stays active.
+        if (this.shown && editor !== this.shown.editor) this.clear('passed');
       }),
       vscode.workspace.onDidCloseTextDocument((d) => {
-        if (this.shown?.uri === d.uri.toString()) this.clear();
+        if (this.shown?.uri === d.uri.toString()) this.clear('passed');
       }),
     ];
   }
@@ -111,8 +102,9 @@ export class Arena implements vscode.Disposable {
   }
 
   /**
-   * The answer as VS Code gets it: a battle becomes its item 1 alone, and item 2 is drawn below
-   * (when `document` is the active editor's, at `position`); anything else is left as it is.
+   * The answer as VS Code gets it: a battle becomes its item 1 alone, and both are shown in the
+   * arena view (when `document` is the active editor's, at `position`); anything else is left as
+   * it is.
    */
   shape(document: vscode.TextDocument, position: vscode.Position, answer: Answer): Answer {
     const items = itemsOf(answer);
@@ -128,32 +120,22 @@ export class Arena implements vscode.Disposable {
     const editor = vscode.window.activeTextEditor;
     if (!editor || editor.document !== b.document || editor.document.version !== b.document.version || !editor.selection.active.isEqual(b.position)) return;
     if (this.shown?.id === b.id && this.shown.editor === editor) return;
-    this.clear();
+    this.clear('passed');
     this.shown = { id: b.id, editor, uri: b.document.uri.toString(), version: b.document.version, position: b.position, first: b.first, second: b.second };
-    const line = b.document.lineAt(b.position.line);
-    const tabSize = typeof editor.options.tabSize === 'number' ? editor.options.tabSize : 4;
-    const column = visualColumn(line.text.slice(0, b.position.character), tabSize);
-    const below = Math.min(MAX_ROWS, b.document.lineCount - 1 - b.position.line);
-    const stacked = stackedRows(itemText(b.second), column, below, tabSize);
-    editor.setDecorations(
-      this.rows2,
-      stacked.rows.map((text, i) => ({
-        range: new vscode.Range(b.position.line + 1 + i, 0, b.position.line + 1 + i, 0),
-        renderOptions: { before: { contentText: text } },
-      })),
-    );
-    editor.setDecorations(this.after2, stacked.after === undefined ? [] : [{ range: new vscode.Range(line.range.end, line.range.end), renderOptions: { after: { contentText: stacked.after } } }]);
-    editor.setDecorations(this.marker1, stacked.after === undefined ? [new vscode.Range(line.range.end, line.range.end)] : []);
+    const end = b.document.lineAt(b.position.line).range.end;
+    editor.setDecorations(this.marker1, [new vscode.Range(end, end)]);
+    this.view.battle(itemText(b.first), itemText(b.second));
     void vscode.commands.executeCommand('setContext', CONTEXT_KEY, true);
-    this.log(`arena: battle ${b.id} shown at ${b.position.line + 1}:${b.position.character + 1} (${stacked.rows.length ? `${stacked.rows.length} rows below` : 'after the line'}; ${LABEL_2.trim()} ${JSON.stringify(itemText(b.second))})`);
+    this.log(`arena: battle ${b.id} shown at ${b.position.line + 1}:${b.position.character + 1} (2: ${JSON.stringify(itemText(b.second))})`);
   }
 
-  /** Hides the battle (nothing is sent). */
-  private clear(): void {
+  /** Ends the battle shown, if any (nothing is sent): its marks go, the arena view says how it ended. */
+  private clear(ended: BattleEnd): void {
     const s = this.shown;
     if (!s) return;
     this.shown = undefined;
-    for (const type of [this.marker1, this.rows2, this.after2]) s.editor.setDecorations(type, []);
+    s.editor.setDecorations(this.marker1, []);
+    this.view.over(ended);
     void vscode.commands.executeCommand('setContext', CONTEXT_KEY, false);
   }
 
@@ -161,7 +143,7 @@ export class Arena implements vscode.Disposable {
   async pick2(): Promise<void> {
     const s = this.shown;
     if (!s) return;
-    this.clear();
+    this.clear('picked 2');
     this.finished.add(s.id);
     const editor = vscode.window.activeTextEditor;
     if (editor !== s.editor || editor.document.version !== s.version) return;
@@ -185,7 +167,7 @@ export class Arena implements vscode.Disposable {
   async dismiss(): Promise<void> {
     const s = this.shown;
     if (!s) return;
-    this.clear();
+    this.clear('dismissed');
     this.finished.add(s.id);
     const vote = this.vote(s.id, null);
     await vscode.commands.executeCommand('editor.action.inlineSuggest.hide');
@@ -201,7 +183,7 @@ export class Arena implements vscode.Disposable {
     const id = typeof argument === 'object' && argument !== null ? (argument as { battle?: unknown }).battle : undefined;
     if (typeof id === 'number') {
       this.finished.add(id);
-      if (this.shown?.id === id) this.clear();
+      if (this.shown?.id === id) this.clear('picked 1');
       if (this.expected?.id === id) this.expected.arrived();
     }
     const sent = Promise.resolve(send());
@@ -258,7 +240,7 @@ export class Arena implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.clear();
+    this.clear('passed');
     for (const s of this.subscriptions) s.dispose();
     this.output?.dispose();
   }

@@ -1,5 +1,5 @@
-// An arena battle as the server answers it, and how it is drawn and revealed: no engine logic,
-// only what the answer says. No vscode import, so it can be unit-tested.
+// An arena battle as the server answers it, and how it is revealed: no engine logic, only what
+// the answer says. No vscode import, so it can be unit-tested.
 //
 // With the arena on, the server answers an inline completion with exactly two items, in the
 // order to show them, each carrying the command `crossfile.arenaVote {battle, pick}`; nothing
@@ -11,9 +11,6 @@ import type { ArenaReveal, Metrics } from './protocol';
 export const VOTE_COMMAND = 'crossfile.arenaVote';
 /** The server command that reveals the session's last recorded battle. */
 export const REVEAL_COMMAND = 'crossfile.arenaReveal';
-/** What marks suggestion 2, before its first line. */
-export const LABEL_2 = '2 │ ';
-
 /** An inline item as vscode-languageclient converts it (a `vscode.InlineCompletionItem`). */
 export interface ItemLike {
   insertText: string | { value: string };
@@ -31,46 +28,6 @@ export function battleOf(items: readonly ItemLike[]): number | undefined {
   if (items.length !== 2 || typeof argument !== 'object' || argument === null) return undefined;
   const battle = (argument as { battle?: unknown }).battle;
   return typeof battle === 'number' ? battle : undefined;
-}
-
-/** The column (in character cells) where `prefix`, the start of a line, ends, tabs expanded. */
-export function visualColumn(prefix: string, tabSize: number): number {
-  let column = 0;
-  for (const ch of prefix) column = ch === '\t' ? column + tabSize - (column % tabSize) : column + 1;
-  return column;
-}
-
-function expandTabs(text: string, tabSize: number, start = 0): string {
-  let out = '';
-  for (const ch of text) out += ch === '\t' ? ' '.repeat(tabSize - ((start + out.length) % tabSize)) : ch;
-  return out;
-}
-
-/** How suggestion 2 is drawn: one text per row below the cursor's line, or one after it (`after`). */
-export interface Stacked {
-  /** Row i is drawn over the i-th line below the cursor's; empty when there is none. */
-  rows: string[];
-  /** When no line follows the cursor's: what is drawn after the cursor's line instead. */
-  after?: string;
-}
-
-/**
- * Suggestion 2 (`text`, inserted at visual column `column`) stacked below suggestion 1: its first
- * line under the cursor, `2 │ ` just before it (shifted right when the cursor is too near the left
- * edge), its other lines from the left edge as they would be inserted; at most `rowsBelow` rows,
- * the last marked `…` when more lines were cut. With no row below: one line after the cursor's.
- */
-export function stackedRows(text: string, column: number, rowsBelow: number, tabSize: number): Stacked {
-  const lines = text.split(/\r?\n/);
-  if (rowsBelow <= 0) {
-    return { rows: [], after: `${LABEL_2}${expandTabs(lines[0] ?? '', tabSize, column)}${lines.length > 1 ? ' …' : ''}` };
-  }
-  const pad = Math.max(0, column - LABEL_2.length);
-  const rows = [`${' '.repeat(pad)}${LABEL_2}${expandTabs(lines[0] ?? '', tabSize, column)}`, ...lines.slice(1).map((l) => expandTabs(l, tabSize))];
-  if (rows.length <= rowsBelow) return { rows };
-  const kept = rows.slice(0, rowsBelow);
-  kept[kept.length - 1] += ' …';
-  return { rows: kept };
 }
 
 function metricsText(metrics: Metrics | undefined): string {

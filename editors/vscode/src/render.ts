@@ -93,3 +93,24 @@ ${tokens(a.promptTokens)}
 <h2>chunks (${(a.chunks ?? []).length})</h2><div class="chunks">${chunks || '<div class="muted">none</div>'}</div>
 <h2>prompt</h2><pre class="prompt">${h(a.prompt)}</pre>`;
 }
+
+/**
+ * The arena view while a battle shows: both suggestions whole, side by side, marked only 1 and 2
+ * (the server's blind order), with the key that takes each.
+ */
+export function battleBody(first: string, second: string): string {
+  const side = (n: 1 | 2, key: string, text: string): string =>
+    `<div class="column" id="suggestion-${n}"><h2>${n} <span class="muted">· ${key}</span></h2><pre class="suggestion">${h(text)}</pre></div>`;
+  return `<h1>Which is better?</h1>
+<div class="columns">${side(1, 'Tab (the ghost text)', first)}${side(2, 'Shift+Tab', second)}</div>
+<p class="muted">Escape takes neither, as does typing on. Crossfile: Arena Reveal Last names the arms once you chose.</p>`;
+}
+
+/** How a battle ended: a suggestion taken, both dismissed, or passed by (typing on, moving away). */
+export type BattleEnd = 'picked 1' | 'picked 2' | 'dismissed' | 'passed';
+
+/** The arena view between battles: how the last one ended. */
+export function battleOverBody(ended: BattleEnd): string {
+  const said = { 'picked 1': 'You took 1.', 'picked 2': 'You took 2.', dismissed: 'You took neither.', passed: 'It passed: no choice.' }[ended];
+  return `<h1>No battle showing</h1><p>The last battle: ${h(said)} The next one shows here.</p>`;
+}

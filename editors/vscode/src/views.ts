@@ -1,11 +1,12 @@
-// The two webview panels, one of each: the context view (follows the last completion) and the
-// compare view (Compare Retrievers shows each answer in it). A panel is created once; later
+// The webview panels, one of each: the context view (follows the last completion), the compare
+// view (Compare Retrievers shows each answer in it) and the arena view (a battle's two
+// suggestions, so that suggestion 2 covers no line of the editor). A panel is created once; later
 // contents replace its body in place (webview.ts), so its scroll position stays. Chunk links open
 // their file at their first line.
 
 import * as vscode from 'vscode';
 import type { CompareAnswer, ContextAnswer } from './protocol';
-import { compareBody, contextBody } from './render';
+import { type BattleEnd, battleBody, battleOverBody, compareBody, contextBody } from './render';
 import { page, renderMessage } from './webview';
 
 /** A panel shown beside the editor, created when first shown and reused until the user closes it. */
@@ -90,5 +91,19 @@ export class CompareView {
 
   show(answer: CompareAnswer): void {
     this.panel.show(compareBody(answer));
+  }
+}
+
+export class ArenaView {
+  private readonly panel = new Panel('crossfile.arena', 'crossfile: arena');
+
+  /** A battle shows: both suggestions, the panel revealed beside the editor (the editor keeps the focus). */
+  battle(first: string, second: string): void {
+    this.panel.show(battleBody(first, second));
+  }
+
+  /** The battle ended; the open panel says how. */
+  over(ended: BattleEnd): void {
+    this.panel.update(battleOverBody(ended));
   }
 }

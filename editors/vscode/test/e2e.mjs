@@ -415,30 +415,46 @@ test('An EvoCodeBench case opens at its body; Score runs its tests on the typed 
   await shot('evocodebench-output');
 });
 
-/**
- * Suggestion 2 of the battle shown: the text drawn after its `2 │ ` label (a decoration's CSS
- * content, not in the DOM's text), waited for.
- */
-async function stackedSuggestion(timeout = 10_000) {
-  const deadline = Date.now() + timeout;
-  while (Date.now() < deadline) {
-    const drawn = await page.evaluate(() => {
-      for (const el of document.querySelectorAll('.view-line span[class*="ced-"]')) {
-        for (const pseudo of ['::before', '::after']) {
-          const content = getComputedStyle(el, pseudo).content;
-          if (content && content.includes('2 │ ')) return content;
-        }
-      }
-      return null;
-    });
-    // CSS gives the string quoted, `"` and `\` escaped.
-    if (drawn) return drawn.slice(1, -1).replace(/\\(.)/g, '$1').split('2 │ ').slice(1).join('2 │ ');
-    await page.waitForTimeout(200);
-  }
-  throw new Error('no suggestion 2 drawn below the ghost text');
+/** The arena view's two suggestions, whole (its `#suggestion-N pre`), once it shows a battle. */
+async function arenaSuggestions() {
+  const frame = await webviewFrame('#suggestion-2 pre');
+  const text = async (n) => ((await frame.locator(`#suggestion-${n} pre`).first().textContent()) ?? '');
+  return { frame, one: await text(1), two: await text(2) };
 }
 
-test('Arena: two blind suggestions, 1 as ghost text and 2 below; Shift+Tab inserts 2 and records the vote; Reveal names both arms', async () => {
+/**
+ * The texts the focused editor shows on the lines below the cursor's, top down (null: no editor
+ * has the focus).
+ */
+async function linesBelowCursor() {
+  return page.evaluate(() => {
+    const editor = document.querySelector('.monaco-editor.focused');
+    const cursor = editor?.querySelector('.cursors-layer .cursor');
+    if (!editor || !cursor) return null;
+    const top = parseFloat(cursor.style.top);
+    return [...editor.querySelectorAll('.view-lines .view-line')]
+      .map((line) => ({ at: parseFloat(line.style.top), text: (line.textContent ?? '').replace(/\u00a0/g, ' ') }))
+      .filter((line) => line.at > top)
+      .sort((a, b) => a.at - b.at)
+      .map((line) => line.text);
+  });
+}
+
+/** The texts drawn by decorations in the editor (CSS content of `::before` and `::after`). */
+async function decorationTexts() {
+  return page.evaluate(() => {
+    const out = [];
+    for (const el of document.querySelectorAll('.monaco-editor .view-line span')) {
+      for (const pseudo of ['::before', '::after']) {
+        const content = getComputedStyle(el, pseudo).content;
+        if (content && content !== 'none' && content !== 'normal') out.push(content);
+      }
+    }
+    return out;
+  });
+}
+
+test('Arena: two blind suggestions, 1 as ghost text and both whole in the arena view, no line covered; Shift+Tab inserts 2 and records the vote; Reveal names both arms', async () => {
   // test/run sets the arms (the same model cut at 3 and at 12 tokens), the seed and the votes file.
   const votes = JSON.parse(readFileSync(MACHINE_SETTINGS, 'utf8'))['crossfile.arena.votes'];
   check(votes, 'test/run sets no crossfile.arena.votes');
@@ -458,9 +474,22 @@ test('Arena: two blind suggestions, 1 as ghost text and 2 below; Shift+Tab inser
     await page.keyboard.type(typed);
     // A battle is two completions, finished before the answer.
     const one = await ghostText(2 * COMPLETION_MS);
-    const two = await stackedSuggestion();
+    const shown = await arenaSuggestions();
+    const two = shown.two;
     console.log(`      1: ${JSON.stringify(one)}, 2: ${JSON.stringify(two)}`);
     check(one.length > 0 && two.length > 0, 'a suggestion is empty');
+    check(shown.one.startsWith(one), `the arena view's 1 is ${JSON.stringify(shown.one)}, the ghost text ${JSON.stringify(one)}`);
+    // Nothing of suggestion 2 is drawn over the code: the lines below the cursor's show their own
+    // text, and no decoration in the editor carries suggestion 2.
+    const below = await linesBelowCursor();
+    check(below !== null, 'the editor lost the focus to the arena view');
+    const code = below.find((text) => text.trim()) ?? '';
+    check(code && readFileSync(join(WORKSPACE, 'src', 'click', 'core.py'), 'utf8').includes(code.trim()),
+      `the first line of code below the cursor shows ${JSON.stringify(code)}, not a line of core.py`);
+    const drawn = await decorationTexts();
+    const firstOf2 = two.split('\n')[0].trim();
+    check(!drawn.some((c) => firstOf2 && c.includes(firstOf2)), `suggestion 2 is drawn in the editor: ${JSON.stringify(drawn)}`);
+    check(drawn.some((c) => c === '"1"'), `no "1" after the cursor's line: ${JSON.stringify(drawn)}`);
     await shot('arena-battle');
     await page.keyboard.press('Shift+Tab');
     // The votes file gets the battle's line: suggestion 2 chosen.
@@ -484,6 +513,8 @@ test('Arena: two blind suggestions, 1 as ghost text and 2 below; Shift+Tab inser
     check(vote.choice === 1 - vote.first, `choice ${vote.choice} is not the suggestion shown second (first ${vote.first})`);
     check(vote.texts[vote.first].startsWith(one) && vote.texts[1 - vote.first].startsWith(two),
       `shown ${JSON.stringify([one, two])}, recorded ${JSON.stringify(vote.texts)} (first ${vote.first})`);
+    // The arena view says the battle is over.
+    await shown.frame.locator('#content', { hasText: 'You took 2.' }).waitFor({ timeout: 10_000 });
     // Suggestion 2 went into the document at the cursor (saved once it is there).
     const file = join(WORKSPACE, 'src', 'click', 'core.py');
     const want = new RegExp(`^\\s+${escapeRe(typed + vote.texts[1 - vote.first].split('\n')[0])}$`);

@@ -1,11 +1,11 @@
 // Unit tests of the extension's pure parts (settings mapping, escaping, the views' HTML, the
 // Compare picker's items, the status report, scores in each benchmark's scale, the suggest list, the
-// arena's battles: what is one, how suggestion 2 is drawn, the reveal).
+// arena's battles: what is one, how the arena view shows both suggestions, the reveal).
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { nest, serverKeys } = require('../dist/unit/settings.js');
 const { escapeHtml, csp, page, renderMessage } = require('../dist/unit/webview.js');
-const { compareBody, contextBody } = require('../dist/unit/render.js');
+const { battleBody, battleOverBody, compareBody, contextBody } = require('../dist/unit/render.js');
 const { compositePrefix, retrieverItems } = require('../dist/unit/retrievers.js');
 const { escapeMarkdown, statusFacts, statusMarkdown, statusText } = require('../dist/unit/statusReport.js');
 const { benchmarkName, caseLabel, formatMetric, headline, metricsLine } = require('../dist/unit/scores.js');
@@ -262,7 +262,7 @@ test("a ghost text shows with VS Code's suggest list open only if it extends the
   assert.equal(extendsSelected('x = ', 4, item('None', 4, 4), 'True'), false);
 });
 
-const { battleOf, endAfter, revealSummary, revealText, stackedRows, visualColumn } = require('../dist/unit/battle.js');
+const { battleOf, endAfter, revealSummary, revealText } = require('../dist/unit/battle.js');
 
 test('the arena settings are server keys; arms (arrays of strings and objects) reach the server intact', () => {
   const props = pkg.contributes.configuration.properties;
@@ -305,22 +305,24 @@ test('a battle is two items voting through crossfile.arenaVote; any other answer
   assert.equal(battleOf([{ insertText: 'a', command: { command: 'crossfile.arenaVote', arguments: [] } }, item('b', 3, 2)]), undefined);
 });
 
-test('suggestion 2 is stacked under suggestion 1, labelled 2, cut to the rows below; after the line on the last one', () => {
-  assert.equal(visualColumn('        formatter.', 4), 18);
-  assert.equal(visualColumn('\t\tx', 4), 9);
-  assert.equal(visualColumn('a\tb', 8), 9);
-  assert.equal(visualColumn('', 4), 0);
-  // Its first line starts where suggestion 1 does, the label just before it.
-  assert.deepEqual(stackedRows('write_usage(x)', 18, 5, 4), { rows: [`${' '.repeat(14)}2 │ write_usage(x)`] });
-  assert.equal(stackedRows('write_usage(x)', 18, 5, 4).rows[0].indexOf('write_usage'), 18);
-  // Too near the left edge: the label at column 0, the text shifted right.
-  assert.deepEqual(stackedRows('x = 1', 2, 1, 4), { rows: ['2 │ x = 1'] });
-  // Later lines as they would be inserted, tabs expanded; cut to the rows there are, marked.
-  assert.deepEqual(stackedRows('a(\n\tb)\nc', 4, 3, 4), { rows: ['2 │ a(', '    b)', 'c'] });
-  assert.deepEqual(stackedRows('a(\n\tb)\nc', 4, 2, 4), { rows: ['2 │ a(', '    b) …'] });
-  assert.deepEqual(stackedRows('a(\nb)', 4, 0, 4), { rows: [], after: '2 │ a( …' });
-  assert.deepEqual(stackedRows('', 0, 0, 4), { rows: [], after: '2 │ ' });
-  assert.deepEqual(stackedRows('😀 é', 1, 1, 4), { rows: ['2 │ 😀 é'] });
+test('the arena view shows both suggestions whole, marked only 1 and 2 with their keys, escaped', () => {
+  const first = 'foo(bar)\n    .baz()';
+  const second = 'x = "<b>" & y\n\tz()';
+  const body = battleBody(first, second);
+  const html = page('vscode-webview://x', 'crossfile: arena', body);
+  // Each in its own column, every line kept (no cut), 1 before 2.
+  const one = body.indexOf('id="suggestion-1"');
+  const two = body.indexOf('id="suggestion-2"');
+  assert.ok(one >= 0 && two > one, body);
+  assert.match(body, /<pre class="suggestion">foo\(bar\)\n    \.baz\(\)<\/pre>/);
+  assert.ok(body.includes('<pre class="suggestion">x = &quot;&lt;b&gt;&quot; &amp; y\n\tz()</pre>'), body);
+  assert.doesNotMatch(body, /<b>/);
+  assert.match(body, /1 <span class="muted">· Tab/);
+  assert.match(body, /2 <span class="muted">· Shift\+Tab/);
+  assert.match(html, /default-src 'none'/);
+  for (const [ended, said] of [['picked 1', 'You took 1.'], ['picked 2', 'You took 2.'], ['dismissed', 'You took neither.'], ['passed', 'no choice']]) {
+    assert.ok(battleOverBody(ended).includes(said), ended);
+  }
 });
 
 test('the cursor ends after the inserted text', () => {
