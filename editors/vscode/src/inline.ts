@@ -78,6 +78,8 @@ export class InlineRequests implements vscode.Disposable {
     const uri = document.uri.toString();
     const key = `${document.version}:${position.line}:${position.character}`;
     let asked = this.asked.get(uri);
+    const shared = asked?.key === key;
+    this.log(`inline ${key} asked${shared ? " (the same text and cursor: its request shared)" : ""}`);
     if (!asked || asked.key !== key) {
       // A newer text or cursor: the server would cancel the older request anyway.
       this.forget(uri);

@@ -150,6 +150,9 @@ for (const [n, p] of chosen.entries()) {
 }
 await page.screenshot({ path: join(ART, 'latency.png') });
 const rec = await page.evaluate(() => window.__latency);
+// The page's clock as wall-clock milliseconds, to line the keystrokes up with the output channel's
+// timestamps (the extension's inline log with CROSSFILE_TRACE=1, the server's lines).
+const origin = await page.evaluate(() => performance.timeOrigin);
 await browser.close();
 
 // Each typed character is one keydown (the recorder also sees the Escapes between places, which
@@ -160,7 +163,7 @@ const measured = typed.map((k) => {
   const nextKey = keys[k.index + 1];
   const until = nextKey ? nextKey.t : Infinity;
   const shown = key ? rec.ghosts.find((g) => g.t > key.t && g.t < until && g.text.length > 0) : undefined;
-  return { ...k, latency: shown ? shown.t - key.t : Infinity };
+  return { ...k, latency: shown ? shown.t - key.t : Infinity, at: key ? origin + key.t : null, key: key?.key };
 });
 const summary = (rows) => {
   const sorted = rows.map((r) => r.latency).sort((a, b) => a - b);
@@ -185,9 +188,14 @@ const report = {
   pauses,
   every_keystroke: summary(measured),
   recorded_keydowns: keys.length,
+  // Each typed keystroke: its key, whether a pause followed, its wall-clock time (ms since the
+  // epoch) and its latency (null: no ghost text before the next keystroke).
+  timeline: measured.map((m) => ({ place: m.place, key: m.key, pause: m.pause, at: m.at === null ? null : Math.round(m.at * 10) / 10,
+    latency_ms: Number.isFinite(m.latency) ? Math.round(m.latency * 10) / 10 : null })),
 };
 writeFileSync(OUT, `${JSON.stringify(report, null, 2)}\n`);
-console.log(JSON.stringify(report, null, 2));
+const { timeline: _, ...shown } = report;
+console.log(JSON.stringify(shown, null, 2));
 if (measured.length < 100) {
   console.log(`latency: only ${measured.length} keystrokes`);
   process.exit(1);
