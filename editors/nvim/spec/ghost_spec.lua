@@ -171,7 +171,7 @@ describe('ghost text', function()
       vim.cmd('tabclose')
       return text
     ]])
-    assert.matches('OK server binary: ' .. vim.pesc(H.bin) .. ' %(crossfile %d', text)
+    assert.matches('OK server binary: ' .. vim.pesc(H.bin) .. ' %(crossfile %d[^\n]*%), the plugin\'s release', text)
     assert.matches('OK server %d+ running for ' .. vim.pesc(root), text)
     assert.matches('OK model.path: ' .. vim.pesc(H.model), text)
     assert.matches('OK server %d+ accepted the settings', text)

@@ -1,9 +1,10 @@
--- crossfile.health: `:checkhealth crossfile`: the server binary and its version, then for each
--- running server what it resolved (`crossfile.status`: model, backend, cache directory, each
+-- crossfile.health: `:checkhealth crossfile`: the server binary, its version and whether it is the
+-- plugin's, then for each running server what it resolved (`crossfile.status`: model, backend, cache directory, each
 -- folder's index and trust, the arena) and whether it accepted the settings.
 
 local client = require('crossfile.client')
 local config = require('crossfile.config')
+local plugin_version = require('crossfile.version')
 
 local M = {}
 
@@ -26,6 +27,22 @@ function M.arena_line(arena)
     str(arena.votes) or '?')
 end
 
+--- The server binary's line: `path`, what its `--version` printed (`crossfile X.Y.Z`) and whether
+--- that is the plugin's release `plugin`. Returns the health level ('ok' or 'warn'), the message
+--- and, for a warning, the advice.
+function M.binary_line(path, printed, plugin)
+  local server = printed:match('^crossfile%s+(%S+)')
+  if server == plugin then
+    return 'ok', ('server binary: %s (%s), the plugin\'s release'):format(path, printed), nil
+  end
+  local said = server and ('crossfile %s, the plugin is %s'):format(server, plugin)
+    or ('%q, not "crossfile <version>"; the plugin is %s'):format(printed, plugin)
+  return 'warn', ('server binary: %s (%s)'):format(path, said), {
+    'The plugin and the server come from one release: install the plugin and the binary of the same one'
+      .. ' (scripts/install does both), or point `cmd` at the matching binary.',
+  }
+end
+
 local function check_binary()
   local cmd = config.options.cmd
   local ok, path_or_why = client.executable()
@@ -39,7 +56,8 @@ local function check_binary()
   local result = vim.system({ cmd[1], '--version' }, { text = true }):wait(10000)
   local version = vim.trim(result.stdout or '')
   if result.code == 0 and version ~= '' then
-    health.ok(('server binary: %s (%s)'):format(path_or_why, version))
+    local level, message, advice = M.binary_line(path_or_why, version, plugin_version)
+    health[level](message, advice)
   else
     health.warn(('server binary %s does not answer --version (exit %s): %s'):format(path_or_why,
       tostring(result.code), vim.trim(result.stderr or '')))
