@@ -10,7 +10,9 @@
 // and a MutationObserver over the editor timestamp (performance.now()) every keystroke and every
 // change of the ghost text shown. A keystroke's latency is the time to the first ghost text shown
 // after it and before the next keystroke; a pause with none has no answer, which ranks above
-// every answer (a percentile that falls on one is null, "no answer", as in bench typing).
+// every answer (a percentile that falls on one is null, "no answer", as in bench typing). Of
+// those, the ones the server answered with nothing to show (the status item's latency changed,
+// no ghost text) are counted apart as `empty_answers`.
 // Writes {keystrokes, pauses, answered, p50_ms, p95_ms, within_300ms, within_1000ms, …} as JSON to
 // $E2E_LATENCY_OUT and prints it.
 import { chromium } from 'playwright-core';
@@ -82,10 +84,11 @@ for (const p of chosen) {
 const browser = await chromium.launch({ executablePath: env('CROSSFILE_CHROMIUM'), headless: true, args: ['--no-sandbox'] });
 const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
 await page.addInitScript(() => {
-  const rec = { keys: [], ghosts: [] };
+  const rec = { keys: [], ghosts: [], statuses: [] };
   window.__latency = rec;
   document.addEventListener('keydown', (e) => rec.keys.push({ t: performance.now(), key: e.key }), true);
   let last = '';
+  let lastStatus = '';
   new MutationObserver(() => {
     // The first line at the cursor, and the lines below it (a view zone).
     const text = Array.from(document.querySelectorAll('.monaco-editor .ghost-text-decoration, .monaco-editor .ghost-text-decoration-preview, .monaco-editor .ghost-text'))
@@ -93,6 +96,13 @@ await page.addInitScript(() => {
     if (text !== last) {
       last = text;
       rec.ghosts.push({ t: performance.now(), text });
+    }
+    // The status item's text changes with every answer the server gives, an empty one too (its
+    // latency is in it): an answer that shows no ghost text is still an answer.
+    const status = Array.from(document.querySelectorAll('.statusbar-item')).map((e) => e.textContent ?? '').find((t) => /crossfile/.test(t)) ?? '';
+    if (status !== lastStatus) {
+      lastStatus = status;
+      if (/ ms/.test(status)) rec.statuses.push({ t: performance.now(), text: status });
     }
   }).observe(document, { subtree: true, childList: true, characterData: true });
 });
@@ -163,7 +173,8 @@ const measured = typed.map((k) => {
   const nextKey = keys[k.index + 1];
   const until = nextKey ? nextKey.t : Infinity;
   const shown = key ? rec.ghosts.find((g) => g.t > key.t && g.t < until && g.text.length > 0) : undefined;
-  return { ...k, latency: shown ? shown.t - key.t : Infinity, at: key ? origin + key.t : null, key: key?.key };
+  const status = key ? rec.statuses.find((st) => st.t > key.t && st.t < until) : undefined;
+  return { ...k, latency: shown ? shown.t - key.t : Infinity, empty: !shown && status !== undefined, at: key ? origin + key.t : null, key: key?.key };
 });
 const summary = (rows) => {
   const sorted = rows.map((r) => r.latency).sort((a, b) => a - b);
@@ -175,6 +186,9 @@ const summary = (rows) => {
     p95_ms: percentile(sorted, 95),
     within_300ms: rows.length ? Number((sorted.filter((v) => v <= 300).length / rows.length).toFixed(3)) : null,
     within_1000ms: rows.length ? Number((sorted.filter((v) => v <= 1000).length / rows.length).toFixed(3)) : null,
+    // Of those with no ghost text, the ones the server answered with nothing to show before the
+    // next keystroke (Neovim's latency spec counts these as "no suggestion" answers).
+    empty_answers: rows.filter((r) => r.empty).length,
   };
 };
 const pauses = summary(measured.filter((m) => m.pause));
@@ -191,7 +205,7 @@ const report = {
   // Each typed keystroke: its key, whether a pause followed, its wall-clock time (ms since the
   // epoch) and its latency (null: no ghost text before the next keystroke).
   timeline: measured.map((m) => ({ place: m.place, key: m.key, pause: m.pause, at: m.at === null ? null : Math.round(m.at * 10) / 10,
-    latency_ms: Number.isFinite(m.latency) ? Math.round(m.latency * 10) / 10 : null })),
+    latency_ms: Number.isFinite(m.latency) ? Math.round(m.latency * 10) / 10 : null, empty: m.empty })),
 };
 writeFileSync(OUT, `${JSON.stringify(report, null, 2)}\n`);
 const { timeline: _, ...shown } = report;
