@@ -1,6 +1,6 @@
 -- crossfile.health: `:checkhealth crossfile`: the server binary, its version and whether it is the
--- plugin's, then for each running server what it resolved (`crossfile.status`: model, backend, cache directory, each
--- folder's index and trust, the arena) and whether it accepted the settings.
+-- plugin's, then for each running server what it resolved (`crossfile.status`: model, backend,
+-- cache directory, each folder's index and trust, the arena) and whether it accepted the settings.
 
 local client = require('crossfile.client')
 local config = require('crossfile.config')
