@@ -11,10 +11,11 @@ import { InlineRequests } from './inline';
 import { Replay } from './replay';
 import { RECENT_LINES, RecentLines, recentLinesParams, shownLines } from './recentLines';
 import { retrieverItems } from './retrievers';
-import { createClient, locate, showMissing } from './server';
+import { locate, sourceText } from './locate';
+import { createClient, showMissing } from './server';
 import { nest, serverKeys } from './settings';
 import { Status } from './status';
-import { statusText } from './statusReport';
+import { type Launch, statusText } from './statusReport';
 import { CompareView, ContextView } from './views';
 
 let client: LanguageClient | undefined;
@@ -46,6 +47,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const contributed = (context.extension.packageJSON as { contributes: { configuration: { properties: Record<string, unknown> } } })
     .contributes.configuration.properties;
   const status = new Status();
+  // What was started, once the server has answered (the status report names it).
+  let launch: Launch | undefined;
   const contextView = new ContextView();
   const compareView = new CompareView();
   const inline = new InlineRequests((line) => {
@@ -187,7 +190,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       statusOutput = vscode.window.createOutputChannel('crossfile status');
       context.subscriptions.push(statusOutput);
     }
-    statusOutput.replace(statusText(answer));
+    statusOutput.replace(statusText(answer, launch));
     statusOutput.show(true);
   });
   register('crossfile.arenaPick2', () => arena.pick2());
@@ -199,7 +202,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     contextView.show(uri ? await execute<ContextAnswer | null>('crossfile.context', { uri: uri.toString() }) : null);
   });
 
-  const located = locate(vscode.workspace.getConfiguration('crossfile').get<string>('serverPath') ?? 'crossfile');
+  const located = locate(vscode.workspace.getConfiguration('crossfile').get<string>('serverPath') ?? '', context.extensionPath);
   if ('error' in located) {
     status.problem('no server');
     void showMissing(located.error);
@@ -239,8 +242,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   );
   try {
     await client.start();
+    const info = client.initializeResult?.serverInfo;
+    launch = { ...located, extensionVersion: String(context.extension.packageJSON.version) };
+    // Which binary answered, and its release, whatever the trace setting.
+    client.outputChannel.appendLine(`crossfile: started ${located.path} (${sourceText(located.source)}): ${info?.name ?? 'crossfile'} ${info?.version ?? '(no version given)'}`);
     recent.activated(shown(vscode.window.activeTextEditor));
-    status.ready();
+    status.ready(launch);
     followStatus(0);
   } catch (e) {
     status.problem('server failed');

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { StatusAnswer } from './protocol';
 import { caseLabel } from './scores';
-import { statusMarkdown } from './statusReport';
+import { type Launch, statusMarkdown } from './statusReport';
 
 export class Status implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('crossfile.status', vscode.StatusBarAlignment.Right, 100);
@@ -16,6 +16,7 @@ export class Status implements vscode.Disposable {
   private replay: { index: number; count: number; category?: string } | undefined;
   private score: string | undefined;
   private server: StatusAnswer | undefined;
+  private launch: Launch | undefined;
   // Until the server has answered `initialize` (`ready()`), so the bare name never shows early.
   private note: string | undefined = 'starting…';
 
@@ -47,7 +48,9 @@ export class Status implements vscode.Disposable {
     this.render();
   }
 
-  ready(): void {
+  /** The server answered `initialize`: `launch` is what was started. */
+  ready(launch: Launch): void {
+    this.launch = launch;
     this.note = undefined;
     this.render();
   }
@@ -73,7 +76,7 @@ export class Status implements vscode.Disposable {
     if (this.note) parts.push(this.note);
     this.item.text = parts.join(' · ');
     this.item.tooltip = this.server
-      ? new vscode.MarkdownString(`${statusMarkdown(this.server)}\n\nClick to show what the last completion was made from.`)
+      ? new vscode.MarkdownString(`${statusMarkdown(this.server, this.launch)}\n\nClick to show what the last completion was made from.`)
       : 'crossfile: click to show what the last completion was made from';
   }
 

@@ -2,6 +2,7 @@
 // tooltip (Markdown) and Crossfile: Show Status (plain text). No vscode import, so it can be
 // unit-tested.
 
+import { type Located, sourceText } from './locate';
 import type { ArenaStatus, FolderStatus, StatusAnswer } from './protocol';
 
 /** One line of the report; `warn`: something the user may want to act on. */
@@ -47,11 +48,28 @@ export function arenaFact(a: ArenaStatus): Fact {
   return { label: 'arena', text: `on, arms ${a.arms.join(', ')}, seed ${a.seed}; ${counts}; votes in ${a.votes}` };
 }
 
+/** What the extension started: the binary, where it came from, and the extension's own release. */
+export interface Launch extends Located {
+  extensionVersion: string;
+}
+
+/** The server's line: its release and, when known, its binary and whether it is the extension's release. */
+export function serverFact(version: string, launch?: Launch): Fact {
+  if (!launch) return { label: 'server', text: `crossfile ${version}` };
+  const binary = `${launch.path} (${sourceText(launch.source)})`;
+  if (launch.extensionVersion === version) return { label: 'server', text: `crossfile ${version}, the extension's release, ${binary}` };
+  return {
+    label: 'server',
+    text: `crossfile ${version}, ${binary}; this extension is ${launch.extensionVersion}: install the same release of both (its protocol may differ)`,
+    warn: true,
+  };
+}
+
 /** The report's lines, in the order a user checks them. */
-export function statusFacts(s: StatusAnswer): Fact[] {
+export function statusFacts(s: StatusAnswer, launch?: Launch): Fact[] {
   const config = s.userConfig ? `${s.userConfig}${s.userConfigExists ? '' : ' (none there)'}` : 'none';
   return [
-    { label: 'server', text: `crossfile ${s.version}` },
+    serverFact(s.version, launch),
     modelFact(s),
     backendFact(s),
     { label: 'retriever', text: s.retriever },
@@ -68,15 +86,15 @@ export function escapeMarkdown(text: string): string {
 }
 
 /** The report as a Markdown list (the status item's tooltip). */
-export function statusMarkdown(s: StatusAnswer): string {
-  return statusFacts(s)
+export function statusMarkdown(s: StatusAnswer, launch?: Launch): string {
+  return statusFacts(s, launch)
     .map((f) => `- ${f.warn ? '⚠ ' : ''}**${escapeMarkdown(f.label)}:** ${escapeMarkdown(f.text)}`)
     .join('\n');
 }
 
 /** The report as plain text, labels aligned (Crossfile: Show Status). */
-export function statusText(s: StatusAnswer): string {
-  const facts = statusFacts(s);
+export function statusText(s: StatusAnswer, launch?: Launch): string {
+  const facts = statusFacts(s, launch);
   const width = Math.max(...facts.map((f) => f.label.length)) + 1;
   return facts.map((f) => `${`${f.label}:`.padEnd(width)} ${f.warn ? '! ' : ''}${f.text}`).join('\n') + '\n';
 }

@@ -23,6 +23,7 @@ const EVO_CASES = env('E2E_EVO_CASES');
 const EVO_CASE_ID = env('E2E_EVO_CASE_ID');
 const USER_SETTINGS = env('E2E_USER_SETTINGS');
 const MACHINE_SETTINGS = env('E2E_MACHINE_SETTINGS');
+const EXTENSIONS = env('E2E_EXTENSIONS');
 const TMP = env('E2E_TMP');
 mkdirSync(ART, { recursive: true });
 
@@ -159,7 +160,7 @@ test('opens the workspace; typing alone shows ghost text from the server (the su
   check(status.startsWith('crossfile'), status);
 });
 
-test("Show Status shows what the server resolved: the folder's index ready, the cache directory; the tooltip too", async () => {
+test("Show Status shows what the server resolved: the binary the extension carries, the folder's index ready, the cache directory; the tooltip too", async () => {
   await palette('Crossfile: Show Status');
   const output = page.locator('.part.panel .view-lines', { hasText: 'index ready' }).first();
   await output.waitFor({ timeout: 30_000 });
@@ -169,6 +170,10 @@ test("Show Status shows what the server resolved: the folder's index ready, the 
   check(new RegExp(`cache:\\s+${escapeRe(join(dirname(WORKSPACE), 'cache'))}`).test(text), `no cache directory in ${JSON.stringify(text)}`);
   check(/model:\s+smollm2-135m \(catalogue smollm2-135m, [^)]*\): loaded/.test(text), `the model is not loaded: ${JSON.stringify(text)}`);
   check(/retriever:\s+bm25-cceval-rg1/.test(text), `no retriever in ${JSON.stringify(text)}`);
+  // test/run sets no crossfile.serverPath and leaves crossfile off PATH: the server started is the
+  // one the VSIX carries, in the installed extension's folder, and it is the extension's release.
+  const carried = new RegExp(`server:\\s+crossfile [0-9.]+, the extension's release, ${escapeRe(EXTENSIONS)}/[^ ]+/server/crossfile \\(carried by the extension\\)`);
+  check(carried.test(text), `the server is not the one the extension carries: ${JSON.stringify(text)}`);
   await shot('status');
   // The status item's tooltip shows the same report.
   await page.locator('.statusbar-item', { hasText: 'crossfile' }).first().hover();

@@ -1,13 +1,18 @@
 // Unit tests of the extension's pure parts (settings mapping, escaping, the views' HTML, the
 // Compare picker's items, the status report, scores in each benchmark's scale, the suggest list, the
-// arena's battles: what is one, how the arena view shows both suggestions, the reveal).
+// arena's battles: what is one, how the arena view shows both suggestions, the reveal; which
+// server binary starts).
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { nest, serverKeys } = require('../dist/unit/settings.js');
 const { escapeHtml, csp, page, renderMessage } = require('../dist/unit/webview.js');
 const { battleBody, battleOverBody, compareBody, contextBody } = require('../dist/unit/render.js');
 const { compositePrefix, retrieverItems } = require('../dist/unit/retrievers.js');
-const { escapeMarkdown, statusFacts, statusMarkdown, statusText } = require('../dist/unit/statusReport.js');
+const { escapeMarkdown, serverFact, statusFacts, statusMarkdown, statusText } = require('../dist/unit/statusReport.js');
+const { BUNDLED, locate } = require('../dist/unit/locate.js');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
 const { benchmarkName, caseLabel, formatMetric, headline, metricsLine } = require('../dist/unit/scores.js');
 const { extendsSelected } = require('../dist/unit/suggestList.js');
 const pkg = require('../package.json');
@@ -382,4 +387,50 @@ test('what is shown is told at once on activation, a scroll or selection once it
   assert.equal(RECENT_LINES, 'crossfile/recentLines');
   assert.deepEqual(recentLinesParams({ uri, first: 9, last: 11 }),
     { textDocument: { uri }, range: { start: { line: 9, character: 0 }, end: { line: 11, character: 0 } } });
+});
+
+test('the server started is the set path, else the one the extension carries, else crossfile on PATH', (t) => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'crossfile-locate-'));
+  t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+  const exe = (file, mode = 0o755) => {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, '#!/bin/sh\n');
+    fs.chmodSync(file, mode);
+    return file;
+  };
+  const ext = path.join(root, 'ext');
+  const binDir = path.join(root, 'bin');
+  const onPath = exe(path.join(binDir, 'crossfile'));
+  const env = { PATH: `/nonexistent${path.delimiter}${binDir}`, HOME: root };
+
+  // Nothing set, nothing carried: crossfile on PATH.
+  assert.deepEqual(locate('', ext, env), { path: onPath, source: 'path' });
+  // A VSIX for a platform carries server/crossfile: it comes before PATH.
+  const bundled = exe(path.join(ext, BUNDLED));
+  assert.deepEqual(locate('  ', ext, env), { path: bundled, source: 'bundled' });
+  // A set path wins over both; `~/` is the home folder; a name is looked up on PATH.
+  const own = exe(path.join(root, 'own', 'crossfile'));
+  assert.deepEqual(locate(own, ext, env), { path: own, source: 'setting' });
+  assert.deepEqual(locate('~/own/crossfile', ext, env), { path: own, source: 'setting' });
+  assert.deepEqual(locate('crossfile', ext, env), { path: onPath, source: 'setting' });
+  // A set path that does not work is an error naming it, never a fallback to the others.
+  const broken = locate(path.join(root, 'missing'), ext, env);
+  assert.match(broken.error, /missing" \(setting crossfile\.serverPath\) is missing or not executable/);
+  assert.match(locate('nope', ext, env).error, /"nope" \(setting crossfile\.serverPath\) is not on PATH/);
+  // A carried file that is not executable is not started; with nothing on PATH the error says what to do.
+  fs.chmodSync(bundled, 0o644);
+  assert.deepEqual(locate('', ext, env), { path: onPath, source: 'path' });
+  const none = locate('', ext, { PATH: '/nonexistent', HOME: root });
+  assert.match(none.error, /carries none .* no `crossfile` is on PATH \(\/nonexistent\)\. Install a VSIX for your platform/);
+});
+
+test('the status report names the binary started and whether it is the extension\'s release', () => {
+  const launch = { path: '/x/ext/server/crossfile', source: 'bundled', extensionVersion: '0.1.0' };
+  assert.deepEqual(serverFact('0.1.0', launch),
+    { label: 'server', text: "crossfile 0.1.0, the extension's release, /x/ext/server/crossfile (carried by the extension)" });
+  const other = serverFact('0.2.0', { ...launch, path: '/usr/bin/crossfile', source: 'path' });
+  assert.equal(other.warn, true);
+  assert.equal(other.text, 'crossfile 0.2.0, /usr/bin/crossfile (found on PATH); this extension is 0.1.0: install the same release of both (its protocol may differ)');
+  assert.match(statusText(STATUS, { ...launch, source: 'setting' }), /^server: +crossfile 0\.1\.0, the extension's release, \/x\/ext\/server\/crossfile \(crossfile\.serverPath\)$/m);
+  assert.equal(serverFact('0.1.0').text, 'crossfile 0.1.0');
 });

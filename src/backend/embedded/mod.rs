@@ -153,6 +153,8 @@ fn llama() -> Result<&'static LlamaBackend, BackendError> {
     LLAMA
         .get_or_init(|| {
             send_logs_to_tracing(LogOptions::default());
+            #[cfg(feature = "portable")]
+            load_cpu_backends()?;
             LlamaBackend::init().map_err(|e| e.to_string())
         })
         .as_ref()
@@ -160,6 +162,25 @@ fn llama() -> Result<&'static LlamaBackend, BackendError> {
             model: "llama.cpp".into(),
             message: message.clone(),
         })
+}
+
+/// A `portable` build carries llama.cpp's CPU backend as one shared library per instruction set
+/// beside the binary (`libggml-cpu-haswell.so`, `…-skylakex.so`, …): llama.cpp loads those this
+/// CPU can run and uses the best, so one build runs on any x86-64 CPU at that CPU's speed.
+#[cfg(feature = "portable")]
+fn load_cpu_backends() -> Result<(), String> {
+    let exe = std::env::current_exe().map_err(|e| format!("the server's own path: {e}"))?;
+    let dir = exe
+        .parent()
+        .ok_or_else(|| format!("{}: no folder", exe.display()))?;
+    if dir.to_str().is_none() {
+        return Err(format!(
+            "{}: not UTF-8, llama.cpp cannot load its backends from it",
+            dir.display()
+        ));
+    }
+    llama_cpp_2::llama_backend::load_backends_from_path(dir);
+    Ok(())
 }
 
 fn load_model(path: &Path, vocab_only: bool) -> Result<LlamaModel, BackendError> {
