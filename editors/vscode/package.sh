@@ -47,7 +47,7 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm ci --no-audit --no-fund --loglevel=error >&2
 fi
 
-# The server for a platform VSIX, built for a named baseline (see the header).
+# The server for a platform VSIX, built to run on any x86-64 CPU (see the header).
 if [ -n "$target" ] && [ -z "$server" ]; then
   command -v cargo >/dev/null || { echo "package.sh: --target builds the server: cargo is required (or give --server PATH)" >&2; exit 1; }
   echo "package.sh: building the server for any x86-64 CPU (cargo build --release --features portable, target/linux-x64)" >&2
@@ -74,7 +74,7 @@ version=$(node -p 'require("./package.json").version')
 out=${out:-$here/crossfile${target:+-$target}-$version.vsix}
 case $out in /*) ;; *) out=$PWD/$out ;; esac
 
-# server/ exists only while a platform VSIX is packed (.vscodeignore lets server/crossfile in).
+# server/ exists only while a platform VSIX is packed (.vscodeignore lets server/** in).
 rm -rf server
 trap 'rm -rf "$here/server"' EXIT
 if [ -n "$target" ]; then
