@@ -289,7 +289,22 @@ impl Workspace {
     }
 }
 
-/// Runs the `crossfile` binary with an isolated cache and config.
+/// Threads of every model a test runs. Two tests run at once on two cores, and a model of two
+/// threads beside another waits in llama.cpp's spinning barriers for a core: two such processes
+/// generated 15 to 30 times slower than one alone (docs/testing.md, "Models").
+pub const MODEL_THREADS: u32 = 1;
+
+/// The user config of a test's `crossfile` process (`$CROSSFILE_CONFIG`), written under `cache`:
+/// nothing but [`MODEL_THREADS`].
+pub fn test_user_config(cache: &Path) -> PathBuf {
+    std::fs::create_dir_all(cache).expect("the test's cache directory");
+    let path = cache.join("test-user-config.toml");
+    std::fs::write(&path, format!("[model]\nthreads = {MODEL_THREADS}\n"))
+        .expect("write the test's user config");
+    path
+}
+
+/// Runs the `crossfile` binary with an isolated cache and a user config of [`test_user_config`].
 pub fn crossfile(args: &[&str], cache: &Path) -> Output {
     crossfile_with_env(args, cache, &[])
 }
@@ -299,7 +314,7 @@ pub fn crossfile_with_env(args: &[&str], cache: &Path, env: &[(&str, &str)]) -> 
     Command::new(env!("CARGO_BIN_EXE_crossfile"))
         .args(args)
         .env("CROSSFILE_CACHE_DIR", cache)
-        .env("CROSSFILE_CONFIG", cache.join("no-user-config.toml"))
+        .env("CROSSFILE_CONFIG", test_user_config(cache))
         .env_remove("CROSSFILE_LOG")
         .envs(env.iter().copied())
         .output()

@@ -12,10 +12,11 @@ import { Replay } from './replay';
 import { RECENT_LINES, RecentLines, recentLinesParams, shownLines } from './recentLines';
 import { retrieverItems } from './retrievers';
 import { locate, sourceText } from './locate';
-import { createClient, showMissing } from './server';
+import { LANGUAGES, createClient, showMissing } from './server';
 import { nest, serverKeys } from './settings';
 import { Status } from './status';
 import { type Launch, statusText } from './statusReport';
+import { UnaskedTyping } from './unasked';
 import { CompareView, ContextView } from './views';
 
 let client: LanguageClient | undefined;
@@ -51,10 +52,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   let launch: Launch | undefined;
   const contextView = new ContextView();
   const compareView = new CompareView();
-  const inline = new InlineRequests((line) => {
+  const trace = (line: string) => {
     if (vscode.workspace.getConfiguration('crossfile').get<string>('trace.server', 'off') !== 'off') client?.outputChannel.appendLine(line);
-  });
-  context.subscriptions.push(status, inline);
+  };
+  const inline = new InlineRequests(trace);
+  // Keystrokes VS Code forgot to ask about get an ask of their own (unasked.ts).
+  const unasked = new UnaskedTyping((d) => launch !== undefined && d.uri.scheme === 'file' && LANGUAGES.includes(d.languageId), trace);
+  context.subscriptions.push(status, inline, unasked);
 
   const execute = async <T>(command: string, argument?: unknown): Promise<T> => {
     if (!client) throw new Error('crossfile: the server is not running (see the setting crossfile.serverPath)');
@@ -71,9 +75,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     return testOutput;
   };
   const replay = new Replay(execute, context.workspaceState, status, tests);
-  const arena = new Arena(execute, (line) => {
-    if (vscode.workspace.getConfiguration('crossfile').get<string>('trace.server', 'off') !== 'off') client?.outputChannel.appendLine(line);
-  });
+  const arena = new Arena(execute, trace);
   context.subscriptions.push(arena);
 
   // The status item's tooltip follows the server's `crossfile.status`: followStatus(ms) asks once,
@@ -117,6 +119,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     // flight, and a battle is shown as two blind suggestions (arena.ts); what made them (the
     // status bar, the context view) is not followed, as it would name an arm.
     provideInlineCompletionItems: async (document, position, ctx, token, next) => {
+      unasked.asked(document);
       const answer = await inline.provide(
         document,
         position,

@@ -10,9 +10,11 @@
 //
 // With the list open, VS Code shows a ghost text only if it extends the list's selected item
 // (suggestList.ts). When the answer arrives and does not, the list closes (once per answer, and
-// unless `crossfile.inlineSuggest.closeSuggestList` is off), so the ghost text shows; VS Code's
-// `editor.inlineSuggest.suppressSuggestions` (on by default for the languages served, package.json)
-// keeps the list closed while the ghost text is shown and typed along.
+// unless `crossfile.inlineSuggest.closeSuggestList` is off), so the ghost text shows. An automatic
+// answer to an ask with no item selected (VS Code asks so while the list is open and still
+// filtering) closes it too, as the ghost text then shows beside the open list. VS Code's
+// `editor.inlineSuggest.suppressSuggestions` (on by default for the languages served,
+// package.json) keeps the list closed while the ghost text is shown and typed along.
 
 import * as vscode from 'vscode';
 import type { Middleware } from 'vscode-languageclient/node';
@@ -109,19 +111,27 @@ export class InlineRequests implements vscode.Disposable {
         `${selected ? ` list:${JSON.stringify(selected.text)}` : ''}: ` +
         (token.isCancellationRequested ? 'cancelled' : answer ? `${JSON.stringify(text ?? '')}` : 'no answer'),
     );
-    if (answer && selected && !asked.closedList && this.closeListEnabled(document)) {
-      const line = document.lineAt(position.line).text;
-      const item = { start: selected.range.start.character, end: selected.range.end.character, text: selected.text };
-      if (text && selected.range.start.line === position.line && !extendsSelected(line, position.character, item, text)) {
-        asked.closedList = true;
-        const editor = vscode.window.activeTextEditor;
-        if (editor?.document === document && document.version === asked.version && editor.selection.active.isEqual(position)) {
-          this.log(`inline ${key}: the suggest list closed`);
-          void vscode.commands.executeCommand('hideSuggestWidget');
-        }
+    if (answer && text && !asked.closedList && this.closeListEnabled(document) && this.listGivesWay(document, position, context, text)) {
+      asked.closedList = true;
+      const editor = vscode.window.activeTextEditor;
+      if (editor?.document === document && document.version === asked.version && editor.selection.active.isEqual(position)) {
+        this.log(`inline ${key}: the suggest list closed`);
+        void vscode.commands.executeCommand('hideSuggestWidget');
       }
     }
     return answer;
+  }
+
+  /**
+   * Whether the suggest list closes for the answer `text`: with an item selected, when VS Code
+   * would keep the answer hidden behind it; with none, for any automatic answer (a list may be
+   * open and still filtering; closing none is a no-op).
+   */
+  private listGivesWay(document: vscode.TextDocument, position: vscode.Position, context: vscode.InlineCompletionContext, text: string): boolean {
+    const selected = context.selectedCompletionInfo;
+    if (!selected) return context.triggerKind === vscode.InlineCompletionTriggerKind.Automatic;
+    const item = { start: selected.range.start.character, end: selected.range.end.character, text: selected.text };
+    return selected.range.start.line === position.line && !extendsSelected(document.lineAt(position.line).text, position.character, item, text);
   }
 
   private closeListEnabled(document: vscode.TextDocument): boolean {

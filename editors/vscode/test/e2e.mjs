@@ -31,6 +31,9 @@ const COMPLETION_MS = 90_000;
 const browser = await chromium.launch({ executablePath: env('CROSSFILE_CHROMIUM'), headless: true, args: ['--no-sandbox'] });
 const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
 const shot = (name) => page.screenshot({ path: join(ART, `${name}.png`) });
+// The window's console (VS Code's own log lines among it), kept as an artifact.
+const consoleLines = [];
+page.on('console', (m) => consoleLines.push(`${new Date().toISOString()} ${m.type()} ${m.text()}`));
 // What the window showed of the server's work-done progress (`$/progress`), recorded in the page
 // as it happens (indexing lasts less than a second here).
 await page.addInitScript(() => {
@@ -128,19 +131,15 @@ test('opens the workspace; typing alone shows ghost text from the server (the su
   // Typing only: no Trigger Inline Suggestion. VS Code's word list opens at once; the extension
   // closes it when the server's answer would be hidden behind it (inline.ts).
   await page.keyboard.type('w');
-  let typed = 'w';
+  const typed = 'w';
   const listed = await page.locator('.suggest-widget.visible').waitFor({ timeout: 3_000 }).then(() => true, () => false);
   console.log(`      the suggest list ${listed ? 'opened' : 'did not open'} on typing`);
-  // FIXME(issue 33): in some runs VS Code never asks the provider after this first keystroke,
-  // typed just after the extension started (no inline log line for the document's version 2);
-  // a user goes on typing, and so does this test once.
-  let ghost = await ghostText(20_000).catch(() => undefined);
-  if (ghost === undefined) {
-    console.log('      no ghost text after the first keystroke: typing on');
-    await page.keyboard.type('r');
-    typed += 'r';
-    ghost = await ghostText();
-  }
+  // The first keystroke after activation: VS Code 1.100 sometimes starts no inline fetch for it
+  // (its own log says so); the extension then asks (unasked.ts), so it gets ghost text too.
+  const ghost = await ghostText(30_000).catch(() => undefined);
+  const fetched = consoleLines.filter((l) => l.includes('InlineCompletions.fetch') && l.includes('"kind":"start"')).length;
+  console.log(`      VS Code started ${fetched} inline fetch(es) for it`);
+  check(ghost !== undefined, 'no ghost text after the first keystroke');
   check(!(await page.locator('.suggest-widget.visible').count()), 'the suggest list is still open over the ghost text');
   check(ghost.length > 0, 'empty ghost text');
   await shot('ghost-text');
@@ -630,8 +629,12 @@ for (const t of tests) {
     failed += 1;
     console.log(`FAIL  ${t.name} (${((Date.now() - start) / 1000).toFixed(1)}s)\n    ${String(e?.stack ?? e).split('\n').slice(0, 4).join('\n    ')}`);
     await shot(`failed-${tests.indexOf(t)}`).catch(() => undefined);
+    // VS Code's own account of its inline-completion requests (editor.inlineSuggest.logFetch).
+    const fetches = consoleLines.filter((l) => l.includes('InlineCompletions.fetch')).slice(-12);
+    if (fetches.length) console.log(`    VS Code's last inline fetches:\n      ${fetches.map((l) => l.replace(/%c\s*\S+\s*color: #\w+\s*/, '').slice(0, 300)).join('\n      ')}`);
   }
 }
 await browser.close();
+writeFileSync(join(ART, 'window-console.log'), `${consoleLines.join('\n')}\n`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

@@ -21,7 +21,7 @@ fn backend() -> &'static Arc<EmbeddedBackend> {
             path: None,
             named: crossfile::model::SMOLLM2_135M,
             n_ctx: N_CTX,
-            threads: 2,
+            threads: crate::support::MODEL_THREADS,
             kv_slots: 2,
             kv_shift_min_span: 0,
             tokenizer: None,

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::backends::servers::llama_server_binary;
 use crate::bench::perf_harness::WORKSPACE;
-use crate::support::{Workspace, small_model};
+use crate::support::{Workspace, small_model, test_user_config};
 
 #[test]
 fn the_model_and_llama_server_with_a_draft_are_measured_on_the_same_prompts() {
@@ -34,6 +34,7 @@ fn the_model_and_llama_server_with_a_draft_are_measured_on_the_same_prompts() {
         .arg("--draft")
         .arg(small_model())
         .env("CROSSFILE_CACHE_DIR", ws.cache.path())
+        .env("CROSSFILE_CONFIG", test_user_config(ws.cache.path()))
         .output()
         .expect("run bench model");
     let stderr = String::from_utf8_lossy(&output.stderr);

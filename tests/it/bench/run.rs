@@ -431,7 +431,10 @@ fn a_killed_run_on_mined_cases_resumes_with_no_pair_lost_or_doubled() {
         command
             .args(args)
             .env("CROSSFILE_CACHE_DIR", cache.path())
-            .env("CROSSFILE_CONFIG", cache.path().join("no-user-config.toml"))
+            .env(
+                "CROSSFILE_CONFIG",
+                crate::support::test_user_config(cache.path()),
+            )
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
         command

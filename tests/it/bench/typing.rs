@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::backends::servers::llama_server_binary;
 use crate::bench::perf_harness::WORKSPACE;
-use crate::support::{Workspace, small_model};
+use crate::support::{Workspace, small_model, test_user_config};
 
 #[test]
 fn typing_is_measured_through_the_server_and_through_llama_server() {
@@ -26,6 +26,7 @@ fn typing_is_measured_through_the_server_and_through_llama_server() {
         .arg(ws.cache.path())
         .arg("--llama-server")
         .arg(llama_server_binary())
+        .env("CROSSFILE_CONFIG", test_user_config(ws.cache.path()))
         .output()
         .expect("run bench typing");
     let stderr = String::from_utf8_lossy(&output.stderr);

@@ -172,7 +172,7 @@ fn crossfile_within(args: &[&str], cache: &Path, seconds: u64) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_crossfile"))
         .args(args)
         .env("CROSSFILE_CACHE_DIR", cache)
-        .env("CROSSFILE_CONFIG", cache.join("no-user-config.toml"))
+        .env("CROSSFILE_CONFIG", crate::support::test_user_config(cache))
         .env_remove("CROSSFILE_LOG")
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

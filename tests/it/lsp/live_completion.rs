@@ -44,7 +44,7 @@ fn live() -> Live {
         Arc::from(retrieve::build(&settings.retrieve.retriever, &settings.retrieve).expect("bm25"));
     let model = ModelSettings {
         n_ctx: N_CTX,
-        threads: 2,
+        threads: crate::support::MODEL_THREADS,
         ..settings.model.clone()
     };
     let backend = Arc::new(EmbeddedBackend::load(&small_model(), &model).expect("load the model"));
