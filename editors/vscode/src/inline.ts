@@ -10,9 +10,9 @@
 //
 // With the list open, VS Code shows a ghost text only if it extends the list's selected item
 // (suggestList.ts). When the answer arrives and does not, the list closes (once per answer, and
-// unless `crossfile.inlineSuggest.closeSuggestList` is off), so the ghost text shows. An automatic
-// answer to an ask with no item selected (VS Code asks so while the list is open and still
-// filtering) closes it too, as the ghost text then shows beside the open list. VS Code's
+// unless `crossfile.inlineSuggest.closeSuggestList` is off), so the ghost text shows. An answer to
+// an ask with no item selected (VS Code asks so while the list is open and still filtering, and
+// so is an explicit ask) closes it too, as the ghost text then shows beside the open list. VS Code's
 // `editor.inlineSuggest.suppressSuggestions` (on by default for the languages served,
 // package.json) keeps the list closed while the ghost text is shown and typed along.
 
@@ -124,12 +124,12 @@ export class InlineRequests implements vscode.Disposable {
 
   /**
    * Whether the suggest list closes for the answer `text`: with an item selected, when VS Code
-   * would keep the answer hidden behind it; with none, for any automatic answer (a list may be
-   * open and still filtering; closing none is a no-op).
+   * would keep the answer hidden behind it; with none, for any answer (a list may be open and
+   * still filtering, or the ask was the extension's own, unasked.ts; closing none is a no-op).
    */
   private listGivesWay(document: vscode.TextDocument, position: vscode.Position, context: vscode.InlineCompletionContext, text: string): boolean {
     const selected = context.selectedCompletionInfo;
-    if (!selected) return context.triggerKind === vscode.InlineCompletionTriggerKind.Automatic;
+    if (!selected) return true;
     const item = { start: selected.range.start.character, end: selected.range.end.character, text: selected.text };
     return selected.range.start.line === position.line && !extendsSelected(document.lineAt(position.line).text, position.character, item, text);
   }
