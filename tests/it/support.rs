@@ -291,7 +291,7 @@ impl Workspace {
 
 /// Threads of every model a test runs. Two tests run at once on two cores, and a model of two
 /// threads beside another waits in llama.cpp's spinning barriers for a core: two such processes
-/// generated 15 to 30 times slower than one alone (docs/testing.md, "Models").
+/// generated 30 to 50 times slower than one alone (docs/testing.md, "Models").
 pub const MODEL_THREADS: u32 = 1;
 
 /// The user config of a test's `crossfile` process (`$CROSSFILE_CONFIG`), written under `cache`:

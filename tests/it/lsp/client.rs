@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 use crossfile::perf::{ClientError, LspClient};
 use serde_json::{Value, json};
 
+use crate::support::MODEL_THREADS;
+
 /// How long a test waits for an answer before it fails.
 pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -250,11 +252,10 @@ impl Client {
     }
 }
 
-/// A user config naming the small model from the user's cache, one thread, no decoding time
-/// budget, and `extra` (in `[model]`): two tests run at once on two cores, and a server of two
-/// threads beside another would spin in llama.cpp's barriers waiting for a core; the default
-/// budget would cut a suggestion wherever a loaded machine happens to be, and these tests compare
-/// suggestions (the budget's own test sets it).
+/// A user config naming the small model from the user's cache, [`MODEL_THREADS`], no decoding
+/// time budget, and `extra` (in `[model]`): the default budget would cut a suggestion wherever a
+/// loaded machine happens to be, and these tests compare suggestions (the budget's own test sets
+/// it).
 pub fn user_config(extra: &str) -> String {
     let model = crate::backends::tokenizer::small_model();
     let extra = if extra.contains("[lsp]\n") {
@@ -263,7 +264,7 @@ pub fn user_config(extra: &str) -> String {
         format!("{extra}\n[lsp]\nmax_generate_ms = 0\n")
     };
     format!(
-        "[model]\npath = {:?}\nthreads = 1\n{extra}",
+        "[model]\npath = {:?}\nthreads = {MODEL_THREADS}\n{extra}",
         model.display().to_string()
     )
 }
