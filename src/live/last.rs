@@ -52,13 +52,25 @@ pub struct LastCompletion {
     pub asked_at: Spot,
     /// The replayed case whose cursor it was at.
     pub case_id: Option<String>,
-    /// The suggestion as the client got it.
+    /// The suggestion from here on, as the model made it.
     pub shown: String,
+    /// Bytes at the end of `shown` the client's buffer already held after the cursor (closers its
+    /// editor typed, [`crate::live::along`]): it got `shown` without them ([`LastCompletion::answer`]).
+    pub closed: usize,
     /// Where it was shown, to recognise the user typing along it (`None`: the document was not
     /// open).
     pub anchor: Option<Anchor>,
     /// The completion it came from (shared by the answers of typing along it).
     pub done: Arc<Done>,
+}
+
+impl LastCompletion {
+    /// The suggestion as the client got it.
+    pub fn answer(&self) -> &str {
+        self.shown
+            .get(..self.shown.len().saturating_sub(self.closed))
+            .unwrap_or(&self.shown)
+    }
 }
 
 /// The last completion of each document, by the caller's key for a document.
@@ -86,8 +98,9 @@ impl<K: Eq + Hash + Clone> LastCompletions<K> {
     }
 
     /// Typing along: when `text`, with the cursor at byte `at` (the client's `position`), is
-    /// the text the last suggestion was shown in with a proper start of it typed, the rest of it,
-    /// kept as the document's last and anchored at the new cursor.
+    /// the text the last suggestion was shown in with a proper start of it typed (and perhaps
+    /// closers the editor typed after the cursor), the rest of it, kept as the document's last
+    /// and anchored at the new cursor.
     pub fn along(
         &self,
         document: &K,
@@ -103,8 +116,9 @@ impl<K: Eq + Hash + Clone> LastCompletions<K> {
             asked_at: last.asked_at,
             // What is scored at a case's cursor is what was shown there, not this rest.
             case_id: None,
-            shown: rest.to_string(),
-            anchor: Anchor::new(text, at),
+            shown: rest.rest.to_string(),
+            closed: rest.closed,
+            anchor: Anchor::skipping(text, at, rest.closed),
             done: last.done.clone(),
         });
         kept.insert(document.clone(), along.clone());
@@ -133,6 +147,8 @@ impl<K: Eq + Hash + Clone> LastCompletions<K> {
             asked_at: first.asked_at,
             case_id: None,
             shown: rest.to_string(),
+            // Worked out again from the buffer when it is typed along.
+            closed: 0,
             anchor: now.anchor,
             done,
         });
@@ -219,6 +235,7 @@ mod tests {
             asked_at: at,
             case_id: Some("case-1".into()),
             shown: shown.into(),
+            closed: 0,
             anchor: Anchor::new(&text, BEFORE.len()),
             done: done(shown),
         });
@@ -257,6 +274,35 @@ mod tests {
         );
         assert!(typing(&kept, "x * 3").is_none());
         assert!(kept.get(&2).is_none() && kept.along(&2, Spot::default(), "", 0).is_none());
+    }
+
+    #[test]
+    fn typing_along_inside_brackets_the_editor_closed_answers_without_its_closer() {
+        let kept = LastCompletions::default();
+        let first = shown(&kept, "f(x, y)");
+        // `f(` typed; the editor closed it with `)` after the cursor.
+        let text = format!("{BEFORE}f(){AFTER}");
+        let spot = |character| Spot { line: 1, character };
+        let along = kept
+            .along(&1, spot(13), &text, BEFORE.len() + 2)
+            .expect("typing along");
+        assert_eq!((along.shown.as_str(), along.answer()), ("x, y)", "x, y"));
+        // On inside them; a background answer replaces it with what was typed kept.
+        let text = format!("{BEFORE}f(x){AFTER}");
+        let along = kept
+            .along(&1, spot(14), &text, BEFORE.len() + 3)
+            .expect("typing along");
+        assert_eq!(along.answer(), ", y");
+        assert!(kept.replace_along(&1, &first, "f(x, y, z)", done("f(x, y, z)")));
+        let along = kept
+            .along(
+                &1,
+                spot(15),
+                &format!("{BEFORE}f(x,){AFTER}"),
+                BEFORE.len() + 4,
+            )
+            .expect("typing along the replacement");
+        assert_eq!(along.answer(), " y, z");
     }
 
     #[test]

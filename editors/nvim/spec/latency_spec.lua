@@ -2,7 +2,9 @@
 -- copy of the click workspace, one keystroke every 100 ms and a 600 ms pause after each keystroke
 -- that ends an identifier, an operator or the line (as `crossfile bench typing` types over stdio).
 -- Each keystroke's latency is from its arrival in Neovim (nvim_input) to the ghost text's extmark
--- for the buffer it left; an answer after the next keystroke counts for none. Figures go to
+-- for the buffer it left, or to the server's answer that it has nothing to suggest there (an
+-- answer, as `bench typing` counts them; counted apart as empty); an answer after the next
+-- keystroke counts for none. Figures go to
 -- $CROSSFILE_LATENCY_OUT as JSON when set. The small model by default; CROSSFILE_LATENCY_MODEL=default
 -- runs the default one (Qwen2.5-Coder-0.5B, as `crossfile model fetch` fetches it) with the
 -- server's default settings. CROSSFILE_LATENCY_KEYS: the keystrokes to type (default 120).
@@ -69,7 +71,7 @@ end
 
 -- In the child: the keystroke log and the hook that times the ghost text.
 local instrument = [[
-  local state = { sent = {}, tick = {}, latency = {}, current = nil, reasons = {} }
+  local state = { sent = {}, tick = {}, latency = {}, empty = {}, current = nil, reasons = {} }
   package.loaded.crossfile_latency = state
   vim.api.nvim_create_autocmd('User', {
     pattern = 'CrossfileSuggestion',
@@ -80,10 +82,14 @@ local instrument = [[
         local reason = ev.data.shown and 'shown' or tostring(ev.data.reason)
         state.reasons[reason] = (state.reasons[reason] or 0) + 1
       end
-      if not (ev.data and ev.data.shown and k) or state.latency[k] then return end
-      -- Shown for the buffer the keystroke left (inline.lua drops answers for older ones).
+      -- An answer: ghost text shown, or the server's word that it has nothing to suggest there
+      -- (as `bench typing` counts answers; counted apart as empty).
+      local empty = ev.data and ev.data.reason == 'no suggestion'
+      if not (ev.data and (ev.data.shown or empty) and k) or state.latency[k] then return end
+      -- For the buffer the keystroke left (inline.lua drops answers for older ones).
       if vim.api.nvim_buf_get_changedtick(ev.data.buf) > state.tick[k] then
         state.latency[k] = (vim.uv.hrtime() - state.sent[k]) / 1e6
+        state.empty[k] = empty or nil
       end
     end,
   })
@@ -108,8 +114,11 @@ end
 
 local function round(v) return v and math.floor(v * 10 + 0.5) / 10 or vim.NIL end
 
-local function summary(latencies)
-  local n, within300, within1000 = #latencies, 0, 0
+local function summary(latencies, empties)
+  local n, within300, within1000, empty = #latencies, 0, 0, 0
+  for _, e in ipairs(empties) do
+    if e then empty = empty + 1 end
+  end
   for _, l in ipairs(latencies) do
     if l ~= vim.NIL and l <= 300 then within300 = within300 + 1 end
     if l ~= vim.NIL and l <= 1000 then within1000 = within1000 + 1 end
@@ -118,6 +127,8 @@ local function summary(latencies)
   return {
     count = n,
     answered = #answered,
+    -- Of those, the answers with nothing to show.
+    empty_answers = empty,
     p50_ms = round(percentile(latencies, 0.5)),
     p95_ms = round(percentile(latencies, 0.95)),
     within_300ms = n > 0 and within300 / n or 0,
@@ -163,17 +174,20 @@ describe('latency', function()
         child.input('<Esc>')
         child.lua('vim.cmd("silent! edit!")')
       end
-      local latency = child.lua([[
-        local out = {}
-        for k = 1, ... do out[k] = package.loaded.crossfile_latency.latency[k] or vim.NIL end
-        return out
-      ]], #keys)
+      local latency, empty = unpack(child.lua([[
+        local state, out, empty = package.loaded.crossfile_latency, {}, {}
+        for k = 1, ... do
+          out[k] = state.latency[k] or vim.NIL
+          empty[k] = state.empty[k] == true
+        end
+        return { out, empty }
+      ]], #keys))
       local reasons = child.lua('return package.loaded.crossfile_latency.reasons')
-      local all, pauses = {}, {}
+      local all, pauses, all_empty, pauses_empty = {}, {}, {}, {}
       for k, ks in ipairs(keys) do
         local l = latency[k]
-        all[#all + 1] = l
-        if ks.pause then pauses[#pauses + 1] = l end
+        all[#all + 1], all_empty[#all_empty + 1] = l, empty[k]
+        if ks.pause then pauses[#pauses + 1], pauses_empty[#pauses_empty + 1] = l, empty[k] end
       end
       local result = {
         model = model,
@@ -183,19 +197,19 @@ describe('latency', function()
         places = #first,
         first_suggestion_ms = first,
         answers = reasons,
-        pauses = summary(pauses),
-        all_keystrokes = summary(all),
+        pauses = summary(pauses, pauses_empty),
+        all_keystrokes = summary(all, all_empty),
         latencies_ms = all,
         date = os.date('!%Y-%m-%dT%H:%M:%SZ'),
       }
       local out = env('CROSSFILE_LATENCY_OUT')
       if out then vim.fn.writefile({ vim.json.encode(result) }, out) end
       local function ms(v) return v == vim.NIL and 'no answer' or (v .. ' ms') end
-      io.stdout:write(('latency: %s, %d keystrokes, %d pauses: %d answered, p50 %s, p95 %s, within 300 ms %.1f%%, within 1 s %.1f%%\n')
-        :format(model, #keys, #pauses, result.pauses.answered, ms(result.pauses.p50_ms), ms(result.pauses.p95_ms),
+      io.stdout:write(('latency: %s, %d keystrokes, %d pauses: %d answered (%d with nothing to show), p50 %s, p95 %s, within 300 ms %.1f%%, within 1 s %.1f%%\n')
+        :format(model, #keys, #pauses, result.pauses.answered, result.pauses.empty_answers, ms(result.pauses.p50_ms), ms(result.pauses.p95_ms),
           100 * result.pauses.within_300ms, 100 * result.pauses.within_1000ms))
       assert.is_true(#keys >= 100, #keys .. ' keystrokes')
-      assert.is_true(result.all_keystrokes.answered > 0, 'no keystroke got ghost text')
+      assert.is_true(result.all_keystrokes.answered > result.all_keystrokes.empty_answers, 'no keystroke got ghost text')
       for _, l in ipairs(all) do
         if l ~= vim.NIL then assert.is_true(l > 0 and l < 60000, tostring(l)) end
       end

@@ -3,11 +3,11 @@
 // commands, the status bar and the views. Everything it shows comes from the server.
 
 import * as vscode from 'vscode';
-import { DidChangeConfigurationNotification, ExecuteCommandRequest, type LanguageClient, type Middleware } from 'vscode-languageclient/node';
+import { DidChangeConfigurationNotification, ExecuteCommandRequest, InlineCompletionRequest, type LanguageClient, type Middleware } from 'vscode-languageclient/node';
 import { Arena, isBattle } from './arena';
 import { VOTE_COMMAND } from './battle';
 import type { CompareAnswer, ContextAnswer, RetrieverInfo, StatusAnswer } from './protocol';
-import { InlineRequests } from './inline';
+import { type Answer, InlineRequests, type Next } from './inline';
 import { Replay } from './replay';
 import { RECENT_LINES, RecentLines, recentLinesParams, shownLines } from './recentLines';
 import { retrieverItems } from './retrievers';
@@ -16,7 +16,7 @@ import { LANGUAGES, createClient, showMissing } from './server';
 import { nest, serverKeys } from './settings';
 import { Status } from './status';
 import { type Launch, statusText } from './statusReport';
-import { UnaskedTyping } from './unasked';
+import { Typing } from './typing';
 import { CompareView, ContextView } from './views';
 
 let client: LanguageClient | undefined;
@@ -56,9 +56,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (vscode.workspace.getConfiguration('crossfile').get<string>('trace.server', 'off') !== 'off') client?.outputChannel.appendLine(line);
   };
   const inline = new InlineRequests(trace);
-  // Keystrokes VS Code forgot to ask about get an ask of their own (unasked.ts).
-  const unasked = new UnaskedTyping((d) => launch !== undefined && d.uri.scheme === 'file' && LANGUAGES.includes(d.languageId), trace);
-  context.subscriptions.push(status, inline, unasked);
+  context.subscriptions.push(status, inline);
 
   const execute = async <T>(command: string, argument?: unknown): Promise<T> => {
     if (!client) throw new Error('crossfile: the server is not running (see the setting crossfile.serverPath)');
@@ -75,8 +73,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     return testOutput;
   };
   const replay = new Replay(execute, context.workspaceState, status, tests);
-  const arena = new Arena(execute, trace);
-  context.subscriptions.push(arena);
 
   // The status item's tooltip follows the server's `crossfile.status`: followStatus(ms) asks once,
   // ms later (calls in the meantime fold into it), and again every 2 s while an index is building.
@@ -106,6 +102,34 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     followStatus(3_000);
     contextView.update(answer);
   };
+  const arena = new Arena(execute, trace);
+  context.subscriptions.push(arena);
+  // The server's inline completion, as vscode-languageclient asks for it; a request waits for the
+  // arena's votes in flight.
+  const inlineRequest: Next = async (document, position, ctx, token) => {
+    await arena.settled();
+    if (!client) return null;
+    const running = client;
+    try {
+      const result = await running.sendRequest(InlineCompletionRequest.type, running.code2ProtocolConverter.asInlineCompletionParams(document, position, ctx), token);
+      return token.isCancellationRequested ? null : await running.protocol2CodeConverter.asInlineCompletionResult(result, token);
+    } catch (error: unknown) {
+      return running.handleFailedRequest(InlineCompletionRequest.type, token, error, null);
+    }
+  };
+  // After each answer, what made it (the status bar, the context view); not a battle's, which
+  // would name an arm.
+  const answered = (document: vscode.TextDocument, answer: Answer): void => {
+    if (!isBattle(answer)) void followLast(document).catch(() => undefined);
+  };
+  // On each keystroke the server is asked at once, and VS Code is asked to ask when it forgot
+  // (typing.ts).
+  const typing = new Typing(
+    (d) => launch !== undefined && d.uri.scheme === 'file' && LANGUAGES.includes(d.languageId),
+    (d, position) => inline.ahead(d, position, inlineRequest, answered),
+    trace,
+  );
+  context.subscriptions.push(typing);
   const middleware: Middleware = {
     // One suggestion, shown once: with ghost text on, the suggest list gets no crossfile item (a
     // second model request per keystroke, which would also cancel the ghost text's: the server
@@ -114,25 +138,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       vscode.workspace.getConfiguration('editor.inlineSuggest', document).get<boolean>('enabled', true)
         ? undefined
         : next(document, position, ctx, token),
-    // One server request per text and cursor, shared by VS Code's repeated asks; the suggest list
-    // gives way to an answer it would hide (inline.ts). A request waits for the arena's votes in
-    // flight, and a battle is shown as two blind suggestions (arena.ts); what made them (the
-    // status bar, the context view) is not followed, as it would name an arm.
-    provideInlineCompletionItems: async (document, position, ctx, token, next) => {
-      unasked.asked(document);
-      const answer = await inline.provide(
-        document,
-        position,
-        ctx,
-        token,
-        async (d, p, c, t) => {
-          await arena.settled();
-          return await next(d, p, c, t);
-        },
-        (d, a) => {
-          if (!isBattle(a)) void followLast(d).catch(() => undefined);
-        },
-      );
+    // One server request per text and cursor, shared by VS Code's repeated asks (and started
+    // ahead of them on a keystroke); the suggest list gives way to an answer it would hide
+    // (inline.ts). A battle is shown as two blind suggestions (arena.ts).
+    provideInlineCompletionItems: async (document, position, ctx, token) => {
+      typing.asked(document);
+      const answer = await inline.provide(document, position, ctx, token, inlineRequest, answered);
       return arena.shape(document, position, answer);
     },
     // VS Code's accept of a battle's suggestion 1 runs its `crossfile.arenaVote`, registered by

@@ -6,7 +6,8 @@
 // requests would cancel the server's work on the keystroke's and start it over, so the answer
 // comes late or never. Here one request per document version and cursor goes to the server, and
 // every ask for that same text and cursor shares its answer (a caller's cancellation does not
-// cancel it; a newer version or cursor does).
+// cancel it; a newer version or cursor does). The extension starts that request itself on a
+// keystroke, before VS Code asks (`ahead`, typing.ts).
 //
 // With the list open, VS Code shows a ghost text only if it extends the list's selected item
 // (suggestList.ts). When the answer arrives and does not, the list closes (once per answer, and
@@ -21,7 +22,7 @@ import type { Middleware } from 'vscode-languageclient/node';
 import { extendsSelected } from './suggestList';
 
 export type Answer = vscode.InlineCompletionItem[] | vscode.InlineCompletionList | null | undefined;
-type Next = Parameters<NonNullable<Middleware['provideInlineCompletionItems']>>[4];
+export type Next = Parameters<NonNullable<Middleware['provideInlineCompletionItems']>>[4];
 
 interface Asked {
   key: string;
@@ -31,6 +32,11 @@ interface Asked {
   source: vscode.CancellationTokenSource;
   /** Whether the suggest list was closed for this answer already. */
   closedList: boolean;
+}
+
+/** A request's key: the document's version and the cursor. */
+function keyOf(document: vscode.TextDocument, position: vscode.Position): string {
+  return `${document.version}:${position.line}:${position.character}`;
 }
 
 function items(answer: Answer): vscode.InlineCompletionItem[] {
@@ -77,31 +83,10 @@ export class InlineRequests implements vscode.Disposable {
     next: Next,
     answered: (document: vscode.TextDocument, answer: Answer) => void,
   ): Promise<Answer> {
-    const uri = document.uri.toString();
-    const key = `${document.version}:${position.line}:${position.character}`;
-    let asked = this.asked.get(uri);
-    const shared = asked?.key === key;
+    const key = keyOf(document, position);
+    const shared = this.asked.get(document.uri.toString())?.key === key;
     this.log(`inline ${key} asked${shared ? " (the same text and cursor: its request shared)" : ""}`);
-    if (!asked || asked.key !== key) {
-      // A newer text or cursor: the server would cancel the older request anyway.
-      this.forget(uri);
-      const source = new vscode.CancellationTokenSource();
-      const answer = Promise.resolve(next(document, position, context, source.token)).then((a) => {
-        if (!source.token.isCancellationRequested) answered(document, a);
-        return a;
-      });
-      asked = { key, version: document.version, position, answer, source, closedList: false };
-      this.asked.set(uri, asked);
-      // A failed request, or one answered with nothing (the client makes a cancelled or failed
-      // request's answer null), is not kept: the next ask tries again.
-      const kept = asked;
-      const drop = () => {
-        if (this.asked.get(uri) === kept) this.asked.delete(uri);
-      };
-      answer.then((a) => {
-        if (!a) drop();
-      }, drop);
-    }
+    const asked = this.request(document, position, context, next, answered);
     const answer = await unlessCancelled(asked.answer, token);
     const selected = context.selectedCompletionInfo;
     const first = items(answer)[0];
@@ -120,6 +105,49 @@ export class InlineRequests implements vscode.Disposable {
       }
     }
     return answer;
+  }
+
+  /**
+   * Starts the server's request at `position` before VS Code asks (typing.ts): VS Code's ask for
+   * the same text and cursor then shares it. Nothing when that request runs already.
+   */
+  ahead(document: vscode.TextDocument, position: vscode.Position, next: Next, answered: (document: vscode.TextDocument, answer: Answer) => void): void {
+    const key = keyOf(document, position);
+    if (this.asked.get(document.uri.toString())?.key === key) return;
+    this.log(`inline ${key} asked ahead`);
+    this.request(document, position, { triggerKind: vscode.InlineCompletionTriggerKind.Automatic, selectedCompletionInfo: undefined }, next, answered);
+  }
+
+  /** The document's request for this text and cursor: the one running, or a new one. */
+  private request(
+    document: vscode.TextDocument,
+    position: vscode.Position,
+    context: vscode.InlineCompletionContext,
+    next: Next,
+    answered: (document: vscode.TextDocument, answer: Answer) => void,
+  ): Asked {
+    const uri = document.uri.toString();
+    const key = keyOf(document, position);
+    const running = this.asked.get(uri);
+    if (running?.key === key) return running;
+    // A newer text or cursor: the server would cancel the older request anyway.
+    this.forget(uri);
+    const source = new vscode.CancellationTokenSource();
+    const answer = Promise.resolve(next(document, position, context, source.token)).then((a) => {
+      if (!source.token.isCancellationRequested) answered(document, a);
+      return a;
+    });
+    const asked: Asked = { key, version: document.version, position, answer, source, closedList: false };
+    this.asked.set(uri, asked);
+    // A failed request, or one answered with nothing (the client makes a cancelled or failed
+    // request's answer null), is not kept: the next ask tries again.
+    const drop = () => {
+      if (this.asked.get(uri) === asked) this.asked.delete(uri);
+    };
+    answer.then((a) => {
+      if (!a) drop();
+    }, drop);
+    return asked;
   }
 
   /**

@@ -4,19 +4,20 @@
 // typing` replays it over stdio: at each place one line of code is removed (its indentation
 // kept), the file is opened there and the line is typed back one character a keystroke, one
 // keystroke per KEY_MS, and PAUSE_MS after each keystroke that ends an identifier, an operator or
-// the line (the pauses, where a person looks for a suggestion). At each place the first character
-// waits for the server's first answer there (the file's prompt read cold; reported apart as
-// first_answer_ms, not measured). In the page, a keydown listener
-// and a MutationObserver over the editor timestamp (performance.now()) every keystroke and every
-// change of the ghost text shown. A keystroke's latency is the time to the first ghost text shown
+// the line (the pauses, where a person looks for a suggestion). At each place the person first
+// asks for a suggestion at the emptied line and waits for it (the file's prompt read cold;
+// reported apart as first_answer_ms, not measured), as Neovim's latency spec does. In the page, a
+// keydown listener and a MutationObserver over the editor timestamp (performance.now()) every
+// keystroke and every change of the ghost text shown. A keystroke's latency is the time to the first ghost text shown
 // after it and before the next keystroke; a pause with none has no answer, which ranks above
-// every answer (a percentile that falls on one is null, "no answer", as in bench typing). Of
-// those, the ones the server answered with nothing to show (the status item's latency changed,
-// no ghost text) are counted apart as `empty_answers`.
+// every answer (a percentile that falls on one is null, "no answer", as in bench typing). The
+// server's answer with nothing to show (the status item's latency changed, no ghost text) is an
+// answer, as `bench typing` and Neovim's latency spec count them, timed at the status item's
+// change and counted apart as `empty_answers`.
 // Writes {keystrokes, pauses, answered, p50_ms, p95_ms, within_300ms, within_1000ms, …} as JSON to
 // $E2E_LATENCY_OUT and prints it.
 import { chromium } from 'playwright-core';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const env = (name) => {
@@ -29,35 +30,30 @@ const WORKSPACE = env('E2E_WORKSPACE');
 const OUT = env('E2E_LATENCY_OUT');
 const ART = env('E2E_ARTIFACTS');
 const KEY_MS = Number(process.env.E2E_KEY_MS ?? 100);
-const PAUSE_MS = Number(process.env.E2E_PAUSE_MS ?? 1500);
-const PLACES = Number(process.env.E2E_PLACES ?? 6);
-const SEED = Number(process.env.E2E_SEED ?? 7);
+const PAUSE_MS = Number(process.env.E2E_PAUSE_MS ?? 600);
+const WANT_KEYS = Number(process.env.E2E_KEYS ?? 120);
 
-// The places: lines of code in click's sources, picked with a seeded generator among lines that
-// are plain statements (no block opener, no string or comment start, 20-60 characters).
-function rng(seed) {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
-    return x / 2 ** 32;
-  };
-}
-const FILES = ['src/click/core.py', 'src/click/utils.py', 'src/click/termui.py', 'src/click/formatting.py', 'src/click/parser.py', 'src/click/decorators.py'];
+// The places, as Neovim's latency spec (editors/nvim/spec/latency_spec.lua) picks them, so the
+// two editors type the same lines: the middle assignment line (25-60 characters, no comment) of
+// each of click's modules in order, until WANT_KEYS keystrokes.
+const FILES = ['types.py', 'utils.py', 'termui.py', 'formatting.py', 'parser.py', 'decorators.py', 'shell_completion.py', 'core.py']
+  .map((name) => `src/click/${name}`);
 function places() {
-  const random = rng(SEED);
   const out = [];
-  for (let i = 0; i < PLACES; i += 1) {
-    const rel = FILES[i % FILES.length];
+  let count = 0;
+  for (const rel of FILES) {
     const lines = readFileSync(join(WORKSPACE, rel), 'utf8').split('\n');
-    const candidates = lines
-      .map((text, n) => ({ text, n }))
-      .filter(({ text }) => {
-        const code = text.trim();
-        return /^ {4,}\S/.test(text) && code.length >= 20 && code.length <= 60 && /^[a-z_][\w.]*(\s*=|\()/.test(code)
-          && !/[:\\]$/.test(code) && !/["'#]/.test(code);
-      });
-    const pick = candidates[Math.floor(random() * candidates.length)];
-    out.push({ rel, line: pick.n, indent: pick.text.match(/^\s*/)[0], code: pick.text.trim() });
+    const candidates = [];
+    lines.forEach((text, n) => {
+      const m = text.match(/^(\s+)([A-Za-z_][\w.]* = .+)$/);
+      if (m && m[2].length >= 25 && m[2].length <= 60 && !m[2].includes('#')) candidates.push({ rel, line: n, indent: m[1], code: m[2] });
+    });
+    const pick = candidates[Math.max(0, Math.floor(candidates.length / 2) - 1)];
+    if (pick) {
+      out.push(pick);
+      count += pick.code.length;
+    }
+    if (count >= WANT_KEYS) break;
   }
   return out;
 }
@@ -135,20 +131,25 @@ for (const [n, p] of chosen.entries()) {
       return item !== undefined && !/starting/.test(item.textContent ?? '');
     }, null, { timeout: 120_000 });
   }
-  // As bench typing does, the person waits at each place for the first answer (the file's prompt
-  // read cold, the first place also the model's first use: reported apart, not measured): the
-  // place's first character is typed and the status item's next completion awaited.
+  // As Neovim's latency spec does, the person asks for a suggestion at the emptied line (VS Code's
+  // Trigger Inline Suggestion, from the command palette) and waits for the answer: the file's prompt read cold, the
+  // first place also the model's first use, reported apart and not measured. The status item
+  // changes with the server's answer.
   const statusNow = () => page.evaluate(() => Array.from(document.querySelectorAll('.statusbar-item'))
     .map((e) => e.textContent ?? '').find((t) => /crossfile/.test(t)) ?? '');
   const before = await statusNow();
   const start = Date.now();
-  await page.keyboard.type(p.code[0]);
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill('>Trigger Inline Suggestion');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Trigger Inline Suggestion' }).first().waitFor({ state: 'visible' });
+  await page.keyboard.press('Enter');
   await page.waitForFunction((was) => {
     const now = Array.from(document.querySelectorAll('.statusbar-item')).map((e) => e.textContent ?? '').find((t) => /crossfile/.test(t)) ?? '';
     return now !== was && / ms/.test(now);
   }, before, { timeout: 180_000 }).then(() => firstAnswers.push(Date.now() - start), () => firstAnswers.push(null));
-  await page.waitForTimeout(PAUSE_MS);
-  for (let i = 1; i < p.code.length; i += 1) {
+  for (let i = 0; i < p.code.length; i += 1) {
     const before = await page.evaluate(() => window.__latency.keys.length);
     await page.keyboard.type(p.code[i]);
     typed.push({ place: n, pause: isPause(p.code, i), index: before });
@@ -161,9 +162,21 @@ for (const [n, p] of chosen.entries()) {
 await page.screenshot({ path: join(ART, 'latency.png') });
 const rec = await page.evaluate(() => window.__latency);
 // The page's clock as wall-clock milliseconds, to line the keystrokes up with the output channel's
-// timestamps (the extension's inline log with CROSSFILE_TRACE=1, the server's lines).
+// timestamps (the extension's inline log, on in this mode, and the server's lines).
 const origin = await page.evaluate(() => performance.timeOrigin);
 await browser.close();
+
+// The extension's inline log (crossfile.trace.server, on in this mode): when its answers were
+// empty. An answer from typing along that leaves nothing to show (all of the suggestion typed but
+// the closer VS Code put after the cursor) changes no status item, so the page cannot see it.
+const channel = readdirSync(join(env('E2E_TMP'), 'user-data', 'logs'), { recursive: true })
+  .filter((f) => String(f).endsWith('crossfile.log'))
+  .map((f) => join(env('E2E_TMP'), 'user-data', 'logs', String(f)));
+const emptyAt = channel.flatMap((file) => readFileSync(file, 'utf8').split('\n').flatMap((line) => {
+  const m = line.match(/^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{3}) \[info\] inline \S+ (?:automatic|invoked)(?: list:.*)?: ""$/);
+  // The channel's timestamps are the machine's local time, as Date reads them.
+  return m ? [new Date(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6], +m[7]).getTime()] : [];
+})).sort((a, b) => a - b);
 
 // Each typed character is one keydown (the recorder also sees the Escapes between places, which
 // come after every typed one of their place).
@@ -174,7 +187,15 @@ const measured = typed.map((k) => {
   const until = nextKey ? nextKey.t : Infinity;
   const shown = key ? rec.ghosts.find((g) => g.t > key.t && g.t < until && g.text.length > 0) : undefined;
   const status = key ? rec.statuses.find((st) => st.t > key.t && st.t < until) : undefined;
-  return { ...k, latency: shown ? shown.t - key.t : Infinity, empty: !shown && status !== undefined, at: key ? origin + key.t : null, key: key?.key };
+  // An answer: ghost text shown, or the server's answer with nothing to show (as `bench typing`
+  // and Neovim's latency spec count answers), counted apart as empty: the status item changed,
+  // or the inline log has an empty answer (its clock in whole milliseconds since the epoch).
+  const wall = key ? origin + key.t : Infinity;
+  const logged = emptyAt.find((t) => t >= Math.floor(wall) && t < origin + until);
+  const emptyMs = status !== undefined ? status.t - key.t : logged !== undefined ? Math.max(0, logged - wall) : undefined;
+  const empty = !shown && emptyMs !== undefined;
+  const latency = shown ? shown.t - key.t : empty ? emptyMs : Infinity;
+  return { ...k, latency, empty, at: key ? origin + key.t : null, key: key?.key };
 });
 const summary = (rows) => {
   const sorted = rows.map((r) => r.latency).sort((a, b) => a - b);
@@ -186,8 +207,7 @@ const summary = (rows) => {
     p95_ms: percentile(sorted, 95),
     within_300ms: rows.length ? Number((sorted.filter((v) => v <= 300).length / rows.length).toFixed(3)) : null,
     within_1000ms: rows.length ? Number((sorted.filter((v) => v <= 1000).length / rows.length).toFixed(3)) : null,
-    // Of those with no ghost text, the ones the server answered with nothing to show before the
-    // next keystroke (Neovim's latency spec counts these as "no suggestion" answers).
+    // Of those answered, the ones the server answered with nothing to show.
     empty_answers: rows.filter((r) => r.empty).length,
   };
 };

@@ -160,7 +160,7 @@ pub fn context(state: &State, args: ContextParams) -> Option<ContextResult> {
         .map(|(folder, _)| folder.root.clone());
     let done = &last.done;
     let mut made = made_of(done, root.as_deref(), true);
-    made.suggestion = last.shown.clone();
+    made.suggestion = last.answer().to_string();
     let g = &done.completion.generation;
     let t = &done.completion.timings;
     Some(ContextResult {

@@ -262,6 +262,7 @@ async fn complete_at(
         asked_at: spot(position),
         case_id: cursor.case.as_ref().map(|c| c.id().to_string()),
         shown: shown.text.clone(),
+        closed: 0,
         anchor,
         done: Arc::new(done),
     });
@@ -301,7 +302,7 @@ fn along_last(
     let at = offset_at(text, position)?;
     let along = state.last.along(uri, spot(position), text, at)?;
     Some(Suggestion {
-        text: along.shown.clone(),
+        text: along.answer().to_string(),
         retriever: along.done.retriever.to_string(),
         latency_ms: 0.0,
     })

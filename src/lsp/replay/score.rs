@@ -46,7 +46,7 @@ pub async fn score_case(state: &Arc<State>, args: ScoreParams) -> Result<ScoreRe
         .as_ref()
         .and_then(|c| state.last.get(&c.uri))
         .filter(|l| l.case_id.as_deref() == Some(case.id()))
-        .filter(|l| l.shown == text || shown_as_nothing(&l.shown, &text))
+        .filter(|l| l.answer() == text || shown_as_nothing(l.answer(), &text))
         .map(|l| l.done.completion.raw_suggestion.clone());
     match case {
         Replayable::Text(case) => score_text(&case, text, own),

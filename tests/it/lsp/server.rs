@@ -186,7 +186,8 @@ fn exit_without_shutdown_is_an_error() {
 
 /// Typing the first characters of the suggestion on screen is answered with its rest, from the
 /// suggestion itself: the last completion stays the one the model made (`crossfile.context`
-/// shows its latency and raw output unchanged). Typing something else asks the model again.
+/// shows its latency and raw output unchanged), also with a `)` the editor closed after the
+/// cursor. Typing something else asks the model again.
 #[test]
 fn typing_along_a_suggestion_answers_its_rest_without_the_model() {
     let ws = Workspace::new(FIXTURE);
@@ -241,6 +242,28 @@ fn typing_along_a_suggestion_answers_its_rest_without_the_model() {
         "no new completion ran"
     );
     assert_eq!(along["rawSuggestion"], first["rawSuggestion"]);
+
+    // The editor closed what was opened (VS Code's auto-closing brackets put `)` after the
+    // cursor): typing along answers the rest without the `)` the line holds, still without the
+    // model.
+    assert!(
+        shown.ends_with(')') && shown.chars().count() > 4,
+        "a suggestion that closes `print(`: {shown:?}"
+    );
+    let opened: String = shown.chars().take(3).collect();
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": file, "version": 5},
+               "contentChanges": [{"text": format!("{before}{opened})")}]}),
+    );
+    let rest = inline_at(&mut client, 6 + opened.encode_utf16().count());
+    assert_eq!(format!("{opened}{rest})"), shown, "with the editor's `)`");
+    let closed = client.execute("crossfile.context", json!({"uri": file}));
+    assert_eq!(
+        closed["latencyMs"], first["latencyMs"],
+        "no new completion ran"
+    );
+    assert_eq!(closed["suggestion"], json!(rest));
 
     // Something else typed: the model is asked, a completion of its own.
     client.notify(
