@@ -14,7 +14,7 @@
 # PATH packs that binary instead, with the llama.cpp libraries beside it if it has any (it must
 # run where the VSIX is installed; scripts/test packs its own build this way).
 #
-# npm ci (from package-lock.json, skipped when node_modules is current), type check (strict),
+# npm ci (npm-ci.sh: from package-lock.json, skipped when node_modules is current), type check (strict),
 # esbuild bundle, vsce package. Prints the .vsix path on stdout; everything else goes to stderr.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -42,10 +42,7 @@ if [ -n "$server" ]; then
 fi
 
 cd "$here"
-command -v npm >/dev/null || { echo "package.sh: Node.js 20 and npm are required" >&2; exit 1; }
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund --loglevel=error >&2
-fi
+"$here/npm-ci.sh"
 
 # The server for a platform VSIX, built to run on any x86-64 CPU (see the header).
 if [ -n "$target" ] && [ -z "$server" ]; then

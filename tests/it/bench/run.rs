@@ -347,7 +347,10 @@ fn the_embedded_model_completes_dev_cases_with_three_retrievers() {
         assert!(r["error"].is_null(), "{r}");
         assert_eq!(r["backend"], "embedded");
         assert!(
-            r["prompt_tokens"]["total"].as_u64() <= Some(1024 - 16),
+            r["prompt_tokens"]["total"]
+                .as_u64()
+                .expect("prompt_tokens.total")
+                <= 1024 - 16,
             "{r}"
         );
         for m in ["em", "es", "id_em", "id_precision", "id_recall", "id_f1"] {
