@@ -8,8 +8,8 @@
 //! zero) strength. Such arms are set aside, repeatedly, and get no estimate; if the rest are not
 //! strongly connected, none does.
 
-/// A decided battle: the index of the arm accepted, and of the other.
-pub type Decided = (usize, usize);
+/// A decided battle as the fit sees it: the index of the arm accepted (the winner), and of the other.
+pub type Win = (usize, usize);
 
 /// The iteration stops when no log-strength moves by more than this.
 const TOLERANCE: f64 = 1e-12;
@@ -17,7 +17,7 @@ const MAX_ITERATIONS: usize = 100_000;
 
 /// The maximum-likelihood log-strength of each of `arms` arms from `battles`, normalized to mean
 /// 0 over the arms that have one; `None` for an arm with no finite estimate.
-pub fn bradley_terry(arms: usize, battles: &[Decided]) -> Vec<Option<f64>> {
+pub fn bradley_terry(arms: usize, battles: &[Win]) -> Vec<Option<f64>> {
     let mut active: Vec<bool> = (0..arms)
         .map(|a| battles.iter().any(|&(w, l)| w == a || l == a))
         .collect();
@@ -37,7 +37,7 @@ pub fn bradley_terry(arms: usize, battles: &[Decided]) -> Vec<Option<f64>> {
         }
         out.into_iter().for_each(|a| active[a] = false);
     }
-    let kept: Vec<Decided> = battles
+    let kept: Vec<Win> = battles
         .iter()
         .copied()
         .filter(|&(w, l)| active[w] && active[l])
@@ -53,7 +53,7 @@ pub fn bradley_terry(arms: usize, battles: &[Decided]) -> Vec<Option<f64>> {
 
 /// Hunter's iteration on the strengths `p = exp(s)`: `p_i ← W_i / Σ_j n_ij / (p_i + p_j)`, then
 /// rescaled so the log-strengths have mean 0.
-fn minorize_maximize(arms: usize, active: &[bool], battles: &[Decided]) -> Vec<f64> {
+fn minorize_maximize(arms: usize, active: &[bool], battles: &[Win]) -> Vec<f64> {
     let mut wins = vec![0.0; arms];
     let mut met = vec![vec![0.0; arms]; arms];
     for &(w, l) in battles {
@@ -89,7 +89,7 @@ fn minorize_maximize(arms: usize, active: &[bool], battles: &[Decided]) -> Vec<f
 }
 
 /// Whether every active arm reaches every other along wins (`w → l`), and back.
-fn strongly_connected(arms: usize, active: &[bool], battles: &[Decided]) -> bool {
+fn strongly_connected(arms: usize, active: &[bool], battles: &[Win]) -> bool {
     let Some(start) = (0..arms).find(|&a| active[a]) else {
         return true;
     };
@@ -115,7 +115,7 @@ fn strongly_connected(arms: usize, active: &[bool], battles: &[Decided]) -> bool
 mod tests {
     use super::*;
 
-    fn repeat(battles: &[(Decided, usize)]) -> Vec<Decided> {
+    fn repeat(battles: &[(Win, usize)]) -> Vec<Win> {
         battles
             .iter()
             .flat_map(|&(b, n)| std::iter::repeat_n(b, n))

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::fit::{Decided, bradley_terry};
+use super::fit::{Win, bradley_terry};
 use super::vote::Vote;
 use crate::report::bootstrap::{Bootstrap, mean, percentile_sorted};
 use crate::seeded::SplitMix64;
@@ -108,7 +108,7 @@ pub fn standings(votes: &[Vote], bootstrap: Bootstrap) -> Standings {
         .iter()
         .map(|v| [index(&v.arms[0]), index(&v.arms[1])])
         .collect();
-    let decided_of = |which: &mut dyn Iterator<Item = usize>| -> Vec<Decided> {
+    let decided_of = |which: &mut dyn Iterator<Item = usize>| -> Vec<Win> {
         which
             .filter_map(|i| {
                 let (w, l) = votes[i].winner_loser()?;
@@ -209,7 +209,7 @@ fn strength_intervals(
     arms: usize,
     n: usize,
     bootstrap: &Bootstrap,
-    decided: impl Fn(&[usize]) -> Vec<Decided>,
+    decided: impl Fn(&[usize]) -> Vec<Win>,
 ) -> Vec<Option<[f64; 2]>> {
     if n == 0 || bootstrap.resamples == 0 {
         return vec![None; arms];
@@ -253,7 +253,7 @@ fn share(values: &[f64], bootstrap: &Bootstrap) -> Share {
     }
 }
 
-fn win_matrix(names: &[String], decided: &[Decided]) -> WinMatrix {
+fn win_matrix(names: &[String], decided: &[Win]) -> WinMatrix {
     let n = names.len();
     let mut wins = vec![vec![0usize; n]; n];
     for &(w, l) in decided {
@@ -324,7 +324,7 @@ fn languages(votes: &[Vote], names: &[String], pairs: &[[usize; 2]]) -> Vec<Lang
     }
     by.into_iter()
         .map(|(language, battles)| {
-            let decided: Vec<Decided> = battles
+            let decided: Vec<Win> = battles
                 .iter()
                 .filter_map(|&i| {
                     let (w, l) = votes[i].winner_loser()?;

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::record::{self, CcevalRecord, FileRecord};
+use super::record::{self, CcevalChunkRecord, FileRecord};
 use crate::chunk::{self, Chunk, ChunkerKind, ChunkerSettings};
 use crate::lang::{self, Language, Outline};
 use crate::terms::{self, TermId, Vocab};
@@ -94,7 +94,7 @@ impl FileEntry {
                 .map(|t| local.id(t))
                 .collect::<Vec<_>>();
             if !tokens.is_empty() {
-                cceval.push(CcevalRecord {
+                cceval.push(CcevalChunkRecord {
                     fixed: i as u32,
                     len: tokens.len() as u32,
                     terms: terms::term_counts(&tokens),

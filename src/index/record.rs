@@ -26,13 +26,13 @@ pub struct FileRecord {
     pub syntax: Vec<(u32, u32)>,
     /// The file's distinct terms; the ids below index this table.
     pub terms: Vec<String>,
-    pub cceval: Vec<CcevalRecord>,
+    pub cceval: Vec<CcevalChunkRecord>,
     pub sliding_words: Vec<Vec<u32>>,
 }
 
 /// A CrossCodeEval chunk, as stored.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct CcevalRecord {
+pub struct CcevalChunkRecord {
     pub fixed: u32,
     pub len: u32,
     pub terms: Vec<(u32, u32)>,

@@ -145,7 +145,7 @@ export class Replay {
     editor.revealRange(new vscode.Range(at, at), vscode.TextEditorRevealType.InCenter);
     this.caseId = answer.case.id;
     this.uri = uri;
-    this.status.replaying(answer.case.index, answer.case.count, answer.case.category);
+    this.status.replaying(answer.case.index, answer.case.count, answer.case.category, uri);
     await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
   }
 }

@@ -1,7 +1,8 @@
 // The status bar item: `crossfile · <model> · <retriever> · <latency> ms`, and in replay
 // `· case 12/70 · CrossCodeEval ES 71.4` (each benchmark's headline metric in its own scale:
 // `RepoEval ES 0.714`; a case mined from history adds its line's category, `· case 3/20 ·
-// inproject · History ES 40`); its tooltip is the server's last `crossfile.status`.
+// inproject · History ES 40`) while the case's file is the one being edited (or a panel has the
+// focus), not in another file; its tooltip is the server's last `crossfile.status`.
 
 import * as vscode from 'vscode';
 import type { StatusAnswer } from './protocol';
@@ -13,16 +14,18 @@ export class Status implements vscode.Disposable {
   private retriever: string | undefined;
   private model: string | undefined;
   private latencyMs: number | undefined;
-  private replay: { index: number; count: number; category?: string } | undefined;
+  private replay: { index: number; count: number; category?: string; uri: string } | undefined;
   private score: string | undefined;
   private server: StatusAnswer | undefined;
   private launch: Launch | undefined;
   // Until the server has answered `initialize` (`ready()`), so the bare name never shows early.
   private note: string | undefined = 'starting…';
+  private readonly editorChanged: vscode.Disposable;
 
   constructor() {
     this.item.name = 'crossfile';
     this.item.command = 'crossfile.showContext';
+    this.editorChanged = vscode.window.onDidChangeActiveTextEditor(() => this.render());
     this.render();
     this.item.show();
   }
@@ -35,9 +38,9 @@ export class Status implements vscode.Disposable {
     this.render();
   }
 
-  /** A case opened for replay: its place in the file and, mined from history, its category. */
-  replaying(index: number, count: number, category?: string): void {
-    this.replay = { index, count, category };
+  /** A case opened for replay in `uri`: its place in the file and, mined from history, its category. */
+  replaying(index: number, count: number, category: string | undefined, uri: vscode.Uri): void {
+    this.replay = { index, count, category, uri: uri.toString() };
     this.score = undefined;
     this.render();
   }
@@ -71,8 +74,12 @@ export class Status implements vscode.Disposable {
     if (this.model) parts.push(this.model);
     if (this.retriever) parts.push(this.retriever);
     if (this.latencyMs !== undefined) parts.push(`${Math.round(this.latencyMs)} ms`);
-    if (this.replay) parts.push(caseLabel(this.replay.index, this.replay.count, this.replay.category));
-    if (this.score !== undefined) parts.push(this.score);
+    // The case and its score belong to its file: another file being edited shows neither.
+    const editing = vscode.window.activeTextEditor?.document.uri.toString();
+    if (this.replay && (editing === undefined || editing === this.replay.uri)) {
+      parts.push(caseLabel(this.replay.index, this.replay.count, this.replay.category));
+      if (this.score !== undefined) parts.push(this.score);
+    }
     if (this.note) parts.push(this.note);
     this.item.text = parts.join(' · ');
     this.item.tooltip = this.server
@@ -81,6 +88,7 @@ export class Status implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.editorChanged.dispose();
     this.item.dispose();
   }
 }

@@ -339,7 +339,7 @@ test("A bad setting shows the server's message naming it; the previous settings 
   await palette('Notifications: Clear All Notifications');
 });
 
-test('What an editor shows reaches the recent retriever: lines seen in one file are context in another', async () => {
+test('What an editor shows reaches the recent retriever: lines seen in one file are context in another (whose status bar names no replayed case)', async () => {
   await page.keyboard.press('Escape');
   await setUserSettings({ 'crossfile.retrieve.retriever': 'recent' });
   try {
@@ -380,6 +380,9 @@ async function recentLinesBecomeContext() {
       await page.keyboard.press('Escape');
     }
   }
+  // A file other than the replayed case's: the status bar names no case and no score.
+  const shown = await statusText();
+  check(!/case \d+\/\d+|ES \d/.test(shown), `the status bar in core.py still names the replayed case: "${shown}"`);
   await palette('Crossfile: Show Context');
   const frame = await webviewFrame('pre.prompt');
   // The chunks' first lines in termui.py, from the context view's labels (`path:first-last`).
