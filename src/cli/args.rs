@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crossfile::config::{
+use crossfile_engine::config::{
     BackendOptions, IndexOptions, ModelOptions, Options, PostprocessOptions, PromptOptions,
     RetrieveOptions, TrustOptions, WorkspaceOptions,
 };

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use crossfile::complete::{Completer, backend_for, tokenizer_for};
-use crossfile::retrieve;
+use crossfile_engine::complete::{Completer, backend_for, tokenizer_for};
+use crossfile_engine::retrieve;
 
 use super::args::CompleteArgs;
 use super::cursor::{AtCursor, Opened, open};

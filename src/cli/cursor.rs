@@ -4,10 +4,10 @@ use std::path::Path;
 
 use anyhow::Context;
 
-use crossfile::config::{Options, Settings};
-use crossfile::index::Index;
-use crossfile::retrieve::{self, Query, Retriever, RetrieverSpec};
-use crossfile::workspace;
+use crossfile_engine::config::{Options, Settings};
+use crossfile_engine::index::Index;
+use crossfile_engine::retrieve::{self, Query, Retriever, RetrieverSpec};
+use crossfile_engine::workspace;
 
 use super::args::{CursorFlags, parse_at};
 use super::progress::index_bar;
@@ -94,7 +94,7 @@ pub fn query_at(
 fn cut_rest_of_line(
     text: &str,
     path: &str,
-    cursor: crossfile::Position,
+    cursor: crossfile_engine::Position,
     reference: Option<String>,
 ) -> anyhow::Result<(String, Option<String>)> {
     let offset = workspace::offset_of(text, cursor)

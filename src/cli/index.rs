@@ -3,9 +3,9 @@
 use anyhow::Context;
 use serde_json::json;
 
-use crossfile::chunk::ChunkerKind;
-use crossfile::config::Settings;
-use crossfile::index::Index;
+use crossfile_engine::chunk::ChunkerKind;
+use crossfile_engine::config::Settings;
+use crossfile_engine::index::Index;
 
 use super::args::IndexArgs;
 use super::progress::index_bar;

@@ -111,7 +111,7 @@ fn print_line(text: &str) -> anyhow::Result<()> {
 }
 
 /// Hits as `--json` prints them: workspace-relative paths, 1-based inclusive lines.
-fn hits_json(hits: &[crossfile::retrieve::Hit]) -> serde_json::Value {
+fn hits_json(hits: &[crossfile_engine::retrieve::Hit]) -> serde_json::Value {
     hits.iter()
         .map(|h| {
             serde_json::json!({

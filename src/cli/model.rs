@@ -3,8 +3,8 @@
 
 use serde_json::json;
 
-use crossfile::config::Settings;
-use crossfile::model::{self, CATALOGUE, PinnedModel};
+use crossfile_engine::config::Settings;
+use crossfile_engine::model::{self, CATALOGUE, PinnedModel};
 
 use super::args::{ModelFetchArgs, ModelListArgs};
 use super::progress::bytes_bar;

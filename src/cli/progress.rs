@@ -2,7 +2,7 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crossfile::progress::{Progress, ProgressEvent};
+use crossfile_engine::progress::{Progress, ProgressEvent};
 
 /// "indexing [bar] done/total files, eta" on stderr (hidden when stderr is not a terminal).
 pub fn index_bar() -> Progress {

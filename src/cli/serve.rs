@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crossfile::lsp::{self, Ending};
+use crossfile_server::lsp::{self, Ending};
 
 use super::args::ServeArgs;
 
@@ -14,7 +14,7 @@ pub fn run(_args: &ServeArgs) -> anyhow::Result<()> {
         "crossfile {} serving LSP on stdio",
         env!("CARGO_PKG_VERSION")
     );
-    crossfile::memory::tune_allocator();
+    crossfile_engine::memory::tune_allocator();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

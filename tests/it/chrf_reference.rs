@@ -5,7 +5,7 @@
 
 use serde_json::json;
 
-use crossfile::metrics::chrf;
+use crossfile_engine::metrics::chrf;
 
 use crate::support::{SplitMix64, python_lines, shared_dir};
 

@@ -1,8 +1,8 @@
 //! Configuration: layers, flags winning, and errors that name the file and the dotted key.
 
-use crossfile::chunk::ChunkerKind;
-use crossfile::config::{Options, Settings, Source};
-use crossfile::retrieve::RetrieverSpec;
+use crossfile_engine::chunk::ChunkerKind;
+use crossfile_engine::config::{Options, Settings, Source};
+use crossfile_engine::retrieve::RetrieverSpec;
 
 use crate::support::{Workspace, crossfile, stderr};
 
@@ -153,7 +153,7 @@ fn an_untrusted_workspace_cannot_choose_where_code_keys_and_files_go() {
     assert_eq!(settings.retrieve.top_k, 3, "harmless keys still apply");
     assert_eq!(
         settings.backend.kind,
-        crossfile::backend::BackendKind::Embedded
+        crossfile_engine::backend::BackendKind::Embedded
     );
     assert_eq!(settings.backend.endpoint, "http://127.0.0.1:8080");
     assert_eq!(settings.backend.api_key_env, None);

@@ -1,11 +1,11 @@
 //! The index through its life: build, edit, create, delete, rename, a settings change, a
 //! corrupted directory and a held lock; each step checked through retrieval results.
 
-use crossfile::Position;
-use crossfile::chunk::ChunkerKind;
-use crossfile::index::IndexSettings;
-use crossfile::index::{Index, Progress};
-use crossfile::retrieve::{self, Query};
+use crossfile_engine::Position;
+use crossfile_engine::chunk::ChunkerKind;
+use crossfile_engine::index::IndexSettings;
+use crossfile_engine::index::{Index, Progress};
+use crossfile_engine::retrieve::{self, Query};
 
 use crate::support::Workspace;
 
@@ -41,7 +41,7 @@ fn hit_paths(index: &Index, query_line: &str) -> Vec<String> {
         },
     )
     .expect("cursor");
-    let settings = crossfile::config::Settings::default();
+    let settings = crossfile_engine::config::Settings::default();
     let retriever =
         retrieve::build(&"bm25".parse().expect("spec"), &settings.retrieve).expect("build");
     let mut paths: Vec<String> = retriever
@@ -172,7 +172,7 @@ fn a_settings_change_builds_an_index_of_its_own() {
         let query = Query::new("scratch.py", text, Position { line: 0, col: 12 }).expect("cursor");
         let retriever = retrieve::build(
             &"bm25".parse().expect("spec"),
-            &crossfile::config::Settings::default().retrieve,
+            &crossfile_engine::config::Settings::default().retrieve,
         )
         .expect("build");
         retriever

@@ -17,4 +17,3 @@ mod okapi;
 mod postprocess_conformance;
 mod prompt_budget;
 mod support;
-mod tidy;

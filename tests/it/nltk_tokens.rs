@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use crossfile::terms::cceval_tokens;
+use crossfile_engine::terms::cceval_tokens;
 
 use crate::support::{
     ALL_EXTS, SplitMix64, WORKSPACES, python_lines, reference_script, workspace_chunks,

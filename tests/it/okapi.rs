@@ -5,9 +5,9 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use crossfile::retrieve::okapi::{OkapiDoc, okapi_scores};
-use crossfile::terms::term_counts;
-use crossfile::terms::{TermId, Vocab, cceval_tokens};
+use crossfile_engine::retrieve::okapi::{OkapiDoc, okapi_scores};
+use crossfile_engine::terms::term_counts;
+use crossfile_engine::terms::{TermId, Vocab, cceval_tokens};
 
 use crate::support::{SplitMix64, python_lines, workspace_chunks};
 

@@ -1,8 +1,8 @@
 //! `postprocess::cceval_statement` reproduces CrossCodeEval's one-statement cut on every row of
 //! `shared/bench/conformance/cceval-metrics.jsonl` (computed with the official code).
 
-use crossfile::lang::Language;
-use crossfile::postprocess::cceval_statement;
+use crossfile_engine::lang::Language;
+use crossfile_engine::postprocess::cceval_statement;
 
 use crate::support::shared_dir;
 

@@ -4,10 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use crossfile::lang::Language;
-use crossfile::prompt::{Budget, CrossfileLayout, PromptInput, Template, build};
-use crossfile::retrieve::Hit;
-use crossfile::tokenize::{GgufTokenizer, Tokenizer};
+use crossfile_engine::lang::Language;
+use crossfile_engine::prompt::{Budget, CrossfileLayout, PromptInput, Template, build};
+use crossfile_engine::retrieve::Hit;
+use crossfile_engine::tokenize::{GgufTokenizer, Tokenizer};
 
 use crate::support::{SplitMix64, cceval_chunks, corpus_workspace, read_text, source_files};
 

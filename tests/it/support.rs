@@ -7,10 +7,10 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use crossfile::chunk::is_blank;
-use crossfile::config::Settings;
-use crossfile::fixture::Fixture;
-use crossfile::index::IndexSettings;
+use crossfile_engine::chunk::is_blank;
+use crossfile_engine::config::Settings;
+use crossfile_engine::fixture::Fixture;
+use crossfile_engine::index::IndexSettings;
 
 /// Where `../shared/corpus/fetch` puts the corpus: `$CROSSFILE_CORPUS`, else
 /// `${XDG_CACHE_HOME:-$HOME/.cache}/crossfile-corpus` (empty variables count as unset).
@@ -198,7 +198,7 @@ pub fn reference_script() -> String {
     format!("{}/scripts/cceval_reference.py", env!("CARGO_MANIFEST_DIR"))
 }
 
-pub use crossfile::seeded::SplitMix64;
+pub use crossfile_engine::seeded::SplitMix64;
 
 /// The DEV benchmark repositories (`shared/bench/unpack-repos`).
 pub fn bench_repos() -> PathBuf {
@@ -241,7 +241,7 @@ pub fn shared_dir() -> PathBuf {
         .join("shared")
 }
 
-/// A workspace written from a fixture ([`crossfile::fixture`]: `//- path` lines start files, `$0`
+/// A workspace written from a fixture ([`crossfile_engine::fixture`]: `//- path` lines start files, `$0`
 /// is the cursor). Also holds a private cache dir for the index, so tests never share or touch
 /// the user's.
 pub struct Workspace {
@@ -335,7 +335,7 @@ pub fn stderr(output: &Output) -> String {
 pub fn small_model() -> PathBuf {
     static FETCHED: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     FETCHED
-        .get_or_init(|| fetched(&crossfile::model::SMOLLM2_135M))
+        .get_or_init(|| fetched(&crossfile_engine::model::SMOLLM2_135M))
         .clone()
 }
 
@@ -343,16 +343,16 @@ pub fn small_model() -> PathBuf {
 pub fn default_model() -> PathBuf {
     static FETCHED: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     FETCHED
-        .get_or_init(|| fetched(&crossfile::model::DEFAULT_MODEL))
+        .get_or_init(|| fetched(&crossfile_engine::model::DEFAULT_MODEL))
         .clone()
 }
 
 /// `model`'s file in the user's cache, fetched if it is not there.
-fn fetched(model: &crossfile::model::PinnedModel) -> PathBuf {
-    crossfile::model::fetch(
+fn fetched(model: &crossfile_engine::model::PinnedModel) -> PathBuf {
+    crossfile_engine::model::fetch(
         model,
-        &crossfile::config::default_cache_dir(),
-        &crossfile::progress::Progress::none(),
+        &crossfile_engine::config::default_cache_dir(),
+        &crossfile_engine::progress::Progress::none(),
     )
     .unwrap_or_else(|e| panic!("fetch {}: {e}", model.name))
 }

@@ -10,10 +10,10 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 
-use crossfile::arena::simulate::{Voter, simulate};
-use crossfile::arena::standings::{Share, Standings};
-use crossfile::arena::{Vote, standings, vote};
-use crossfile::report::bootstrap::Bootstrap;
+use crossfile_bench::arena::simulate::{Voter, simulate};
+use crossfile_bench::arena::standings::{Share, Standings};
+use crossfile_bench::arena::{Vote, standings, vote};
+use crossfile_bench::report::bootstrap::Bootstrap;
 
 use super::super::args::{IndexFlags, ModelFlags};
 use super::executed::HarnessArgs;
@@ -46,7 +46,7 @@ pub struct ReadFlags {
     #[arg(long, value_name = "N", default_value_t = 1000)]
     pub resamples: usize,
     /// The bootstrap's seed.
-    #[arg(long, value_name = "S", default_value_t = crossfile::report::bootstrap::BOOTSTRAP_SEED)]
+    #[arg(long, value_name = "S", default_value_t = crossfile_bench::report::bootstrap::BOOTSTRAP_SEED)]
     pub seed: u64,
     /// Print one JSON document instead of Markdown.
     #[arg(long)]
@@ -106,7 +106,7 @@ pub fn run(args: &BenchArenaArgs) -> anyhow::Result<()> {
     }
     let path = args.votes.as_ref().context("the votes file is required")?;
     if let Some(out) = &args.read.html {
-        crossfile::bench::outputs::refuse_overwriting_inputs(out, &[path])?;
+        crossfile_bench::bench::outputs::refuse_overwriting_inputs(out, &[path])?;
     }
     let read = vote::read(path)?;
     for warning in &read.skipped {
@@ -168,9 +168,12 @@ fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
         json: false,
         summary_on_stderr: true,
     };
-    crossfile::bench::outputs::refuse_overwriting_inputs(&args.out, &[&args.cases, &run_path])?;
+    crossfile_bench::bench::outputs::refuse_overwriting_inputs(
+        &args.out,
+        &[&args.cases, &run_path],
+    )?;
     if let Some(html) = &args.read.html {
-        crossfile::bench::outputs::refuse_overwriting_inputs(
+        crossfile_bench::bench::outputs::refuse_overwriting_inputs(
             html,
             &[&args.cases, &run_path, &args.out],
         )?;
@@ -228,7 +231,8 @@ fn print_standings(
         tracing::warn!("{warning}");
     }
     if let Some(out) = &args.html {
-        let page = crossfile::arena::html::render_html(&standings, &source.display().to_string());
+        let page =
+            crossfile_bench::arena::html::render_html(&standings, &source.display().to_string());
         std::fs::write(out, page).with_context(|| format!("writing {}", out.display()))?;
         tracing::info!("wrote {}", out.display());
     }

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crossfile::report::bootstrap::Bootstrap;
-use crossfile::report::compare::compare_runs;
-use crossfile::report::markdown::comparison_markdown;
+use crossfile_bench::report::bootstrap::Bootstrap;
+use crossfile_bench::report::compare::compare_runs;
+use crossfile_bench::report::markdown::comparison_markdown;
 
 use super::report::read_checked;
 

@@ -9,15 +9,15 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 
-use crossfile::bench::cases::codereval::{load_prompts, load_results, score_results};
-use crossfile::bench::cases::evocodebench::{load_completions, load_exec_cases};
-use crossfile::bench::scoring::envs::EnvStore;
-use crossfile::bench::scoring::execution::{
+use crossfile_bench::bench::cases::codereval::{load_prompts, load_results, score_results};
+use crossfile_bench::bench::cases::evocodebench::{load_completions, load_exec_cases};
+use crossfile_bench::bench::scoring::envs::EnvStore;
+use crossfile_bench::bench::scoring::execution::{
     ExecContext, ExecScore, exec_score, match_completions, run_samples,
 };
-use crossfile::config::Settings;
-use crossfile::harness::{Harness, Status};
-use crossfile::progress::ProgressEvent;
+use crossfile_bench::harness::{Harness, Status};
+use crossfile_engine::config::Settings;
+use crossfile_engine::progress::ProgressEvent;
 
 use super::super::progress::count_bar;
 

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 
-use crossfile::report::export::{ExportFormat, ExportParams, PredictionText, export};
+use crossfile_bench::report::export::{ExportFormat, ExportParams, PredictionText, export};
 
 use super::report::read_checked;
 
@@ -48,7 +48,7 @@ pub enum TextArg {
 
 pub fn run(args: &BenchExportArgs) -> anyhow::Result<()> {
     if let Some(out) = &args.out {
-        crossfile::bench::outputs::refuse_overwriting_inputs(out, &[&args.run])?;
+        crossfile_bench::bench::outputs::refuse_overwriting_inputs(out, &[&args.run])?;
     }
     let run = read_checked(&args.run)?;
     let params = ExportParams {

@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use crossfile::bench::cases::evocodebench::load_exec_cases;
-use crossfile::bench::scoring::envs::EnvStore;
-use crossfile::config::Settings;
-use crossfile::perf::{ExecParams, ExecTiming, measure_exec};
+use crossfile_bench::bench::cases::evocodebench::load_exec_cases;
+use crossfile_bench::bench::scoring::envs::EnvStore;
+use crossfile_bench::perf::{ExecParams, ExecTiming, measure_exec};
+use crossfile_engine::config::Settings;
 
 use super::executed::ExecArgs;
 

@@ -1,5 +1,5 @@
 //! `crossfile bench lsp --workspace DIR`: what the language server costs over the engine, measured
-//! from the client's side of real stdio by [`crossfile::perf::measure_lsp`]; this prints it.
+//! from the client's side of real stdio by [`crossfile_bench::perf::measure_lsp`]; this prints it.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 
-use crossfile::config::Settings;
-use crossfile::perf::{LspParams, TARGET_P95_MS, TARGET_RSS_MB, measure_lsp};
+use crossfile_bench::perf::{LspParams, TARGET_P95_MS, TARGET_RSS_MB, measure_lsp};
+use crossfile_engine::config::Settings;
 
 use super::super::progress::bytes_bar;
 

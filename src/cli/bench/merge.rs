@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 
-use crossfile::bench::runfile::merge::merge_runs;
+use crossfile_bench::bench::runfile::merge::merge_runs;
 
 #[derive(Debug, Args)]
 pub struct BenchMergeArgs {
@@ -20,7 +20,7 @@ pub struct BenchMergeArgs {
 
 pub fn run(args: &BenchMergeArgs) -> anyhow::Result<()> {
     let inputs: Vec<&std::path::Path> = args.runs.iter().map(PathBuf::as_path).collect();
-    crossfile::bench::outputs::refuse_overwriting_inputs(&args.out, &inputs)?;
+    crossfile_bench::bench::outputs::refuse_overwriting_inputs(&args.out, &inputs)?;
     anyhow::ensure!(
         !args.out.exists(),
         "{} exists: a merge writes a new run file",

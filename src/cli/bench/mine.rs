@@ -2,7 +2,7 @@
 //! from a workspace and write them as CrossCodeEval jsonl.
 //!
 //! The workspace is indexed (or its index brought up to date) first; the cases come from
-//! [`crossfile::mine`]. `metadata.repository` is ROOT's folder name, so a replay given
+//! [`crossfile_bench::mine`]. `metadata.repository` is ROOT's folder name, so a replay given
 //! ROOT's parent folder as its repositories directory finds the workspace. Fewer qualifying
 //! cursors than `--n` is not an error: all of them are written and stderr says so; none at all
 //! (a single-file workspace) writes an empty file, says why on stderr and exits 0.
@@ -18,12 +18,12 @@ use anyhow::Context;
 use clap::Args;
 use serde_json::json;
 
-use crossfile::config::Settings;
-use crossfile::index::Index;
-use crossfile::mine::lines::{
+use crossfile_bench::mine::lines::{
     CCEVAL_MAX_REFERENCE_TOKENS, CCEVAL_MIN_REFERENCE_TOKENS, DEFAULT_MIN_LEAK_CHARS,
     DEFAULT_MIN_PROMPT_LINES, Filters, MineParams, Mined, mine,
 };
+use crossfile_engine::config::Settings;
+use crossfile_engine::index::Index;
 
 use super::super::args::IndexFlags;
 use super::super::progress::index_bar;

@@ -1,5 +1,5 @@
 //! `crossfile bench mine-functions ROOT --tests CMD --out CASES.jsonl`: EvoCodeBench cases from
-//! a Python workspace's own functions and tests ([`crossfile::mine::functions`]): the test
+//! a Python workspace's own functions and tests ([`crossfile_bench::mine::functions`]): the test
 //! command is run once with a tracer, then each function reached by a passing test is tested with
 //! its reference body (must pass) and emptied (must fail one), in the sandbox. The cases'
 //! `completion_path` starts with ROOT's folder name, so `--repos` is ROOT's parent for `bench
@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use clap::Args;
 
-use crossfile::config::Settings;
-use crossfile::harness::PythonEnv;
-use crossfile::mine::functions::{MineFunctions, MineReport, mine_functions};
-use crossfile::progress::ProgressEvent;
+use crossfile_bench::harness::PythonEnv;
+use crossfile_bench::mine::functions::{MineFunctions, MineReport, mine_functions};
+use crossfile_engine::config::Settings;
+use crossfile_engine::progress::ProgressEvent;
 
 use super::super::progress::count_bar;
 use super::executed::HarnessArgs;

@@ -1,5 +1,5 @@
 //! `crossfile bench mine-history REPO --out CASES.jsonl --repos-dir DIR`: line cases mined from a
-//! git repository's history ([`crossfile::mine::history`]), written as `--format history`
+//! git repository's history ([`crossfile_bench::mine::history`]), written as `--format history`
 //! records; each case's context, its commit's parent tree, is written once under
 //! `DIR/<repository>` (kept when already there), so `bench run --format history --repos DIR`
 //! replays them.
@@ -12,9 +12,9 @@ use anyhow::Context;
 use clap::Args;
 use serde_json::json;
 
-use crossfile::bench::cases::history::Category;
-use crossfile::config::{Options, Settings};
-use crossfile::mine::history::{HistoryParams, mine_history};
+use crossfile_bench::bench::cases::history::Category;
+use crossfile_bench::mine::history::{HistoryParams, mine_history};
+use crossfile_engine::config::{Options, Settings};
 
 #[derive(Debug, Args)]
 pub struct BenchMineHistoryArgs {

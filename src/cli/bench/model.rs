@@ -1,9 +1,9 @@
-//! `crossfile bench model ROOT`: prints what [`crossfile::perf::measure_generation`] measured.
+//! `crossfile bench model ROOT`: prints what [`crossfile_bench::perf::measure_generation`] measured.
 
 use std::io::Write;
 
-use crossfile::config::{ModelOptions, Options, Settings};
-use crossfile::perf::{GenerationParams, measure_generation};
+use crossfile_bench::perf::{GenerationParams, measure_generation};
+use crossfile_engine::config::{ModelOptions, Options, Settings};
 
 use super::super::args::BenchModelArgs;
 

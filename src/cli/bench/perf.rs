@@ -1,10 +1,10 @@
-//! `crossfile bench perf ROOT`: prints what [`crossfile::perf::measure_retrieval`] measured.
+//! `crossfile bench perf ROOT`: prints what [`crossfile_bench::perf::measure_retrieval`] measured.
 
 use std::io::Write;
 
-use crossfile::config::Settings;
-use crossfile::perf::{RetrievalParams, measure_retrieval};
-use crossfile::retrieve::RetrieverSpec;
+use crossfile_bench::perf::{RetrievalParams, measure_retrieval};
+use crossfile_engine::config::Settings;
+use crossfile_engine::retrieve::RetrieverSpec;
 
 use super::super::args::PerfArgs;
 

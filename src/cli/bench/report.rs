@@ -6,11 +6,11 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 
-use crossfile::bench::runfile::reader::{Run, read_run};
-use crossfile::report::bootstrap::Bootstrap;
-use crossfile::report::build::build_report;
-use crossfile::report::markdown::report_markdown;
-use crossfile::report::render_html;
+use crossfile_bench::bench::runfile::reader::{Run, read_run};
+use crossfile_bench::report::bootstrap::Bootstrap;
+use crossfile_bench::report::build::build_report;
+use crossfile_bench::report::markdown::report_markdown;
+use crossfile_bench::report::render_html;
 
 #[derive(Debug, Args)]
 pub struct BenchReportArgs {
@@ -26,7 +26,7 @@ pub struct BenchReportArgs {
 
 pub fn run(args: &BenchReportArgs) -> anyhow::Result<()> {
     if let Some(out) = &args.html {
-        crossfile::bench::outputs::refuse_overwriting_inputs(out, &[&args.run])?;
+        crossfile_bench::bench::outputs::refuse_overwriting_inputs(out, &[&args.run])?;
     }
     let run = read_checked(&args.run)?;
     let report = build_report(&run, &Bootstrap::default());

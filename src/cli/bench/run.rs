@@ -2,7 +2,7 @@
 //! run file, with a progress bar (ETA and running scores) on stderr and a summary on stdout —
 //! line and function cases scored against their reference, EvoCodeBench cases by running every
 //! generated body's tests in the repository's environment (Pass@k and Recall@k as each pair's
-//! metrics). One runner ([`crossfile::bench::runner`]) replays both kinds.
+//! metrics). One runner ([`crossfile_bench::bench::runner`]) replays both kinds.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -11,19 +11,19 @@ use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crossfile::backend::{BackendKind, Sampling};
-use crossfile::bench::cases::evocodebench::load_exec_cases;
-use crossfile::bench::layout::evocodebench::Setting;
-use crossfile::bench::runfile::settings::{RunAsks, RunSettings};
-use crossfile::bench::runner::{Executed, RunCases, RunEvent, RunPlan, run};
-use crossfile::bench::scoring::envs::EnvStore;
-use crossfile::bench::scoring::execution::ExecContext;
-use crossfile::bench::shard::Shard;
-use crossfile::bench::tally::Tally;
-use crossfile::bench::{CaseFormat, Resumed, RunFile, load_cases};
-use crossfile::complete::{Completer, backend_for, tokenizer_for};
-use crossfile::config::{Options, Settings};
-use crossfile::retrieve::RetrieverSpec;
+use crossfile_bench::bench::cases::evocodebench::load_exec_cases;
+use crossfile_bench::bench::layout::evocodebench::Setting;
+use crossfile_bench::bench::runfile::settings::{RunAsks, RunSettings};
+use crossfile_bench::bench::runner::{Executed, RunCases, RunEvent, RunPlan, run};
+use crossfile_bench::bench::scoring::envs::EnvStore;
+use crossfile_bench::bench::scoring::execution::ExecContext;
+use crossfile_bench::bench::shard::Shard;
+use crossfile_bench::bench::tally::Tally;
+use crossfile_bench::bench::{CaseFormat, Resumed, RunFile, load_cases};
+use crossfile_engine::backend::{BackendKind, Sampling};
+use crossfile_engine::complete::{Completer, backend_for, tokenizer_for};
+use crossfile_engine::config::{Options, Settings};
+use crossfile_engine::retrieve::RetrieverSpec;
 
 use super::super::args::{IndexFlags, ModelFlags};
 use super::super::progress::bytes_bar;
@@ -163,7 +163,7 @@ impl ExecRunArgs {
 pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
     let retrievers = RetrieverSpec::parse_list(&args.retriever)?;
     let settings = settings_of(args)?;
-    crossfile::bench::outputs::refuse_overwriting_inputs(&args.out, &[&args.cases])?;
+    crossfile_bench::bench::outputs::refuse_overwriting_inputs(&args.out, &[&args.cases])?;
     let top_k = args.top_k.unwrap_or(settings.retrieve.top_k);
     let asks = RunAsks {
         top_k,

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crossfile::bench::{CaseFormat, load_cases, load_predictions, score_predictions};
-use crossfile::config::{Options, Settings, WorkspaceOptions};
+use crossfile_bench::bench::{CaseFormat, load_cases, load_predictions, score_predictions};
+use crossfile_engine::config::{Options, Settings, WorkspaceOptions};
 
 /// What `bench score` scores: completions by similarity (CrossCodeEval, RepoEval) or function
 /// bodies by their repository's tests (EvoCodeBench).

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crossfile::bench::scoring::envs::{EnvStore, SetUp};
-use crossfile::config::Settings;
-use crossfile::progress::ProgressEvent;
+use crossfile_bench::bench::scoring::envs::{EnvStore, SetUp};
+use crossfile_engine::config::Settings;
+use crossfile_engine::progress::ProgressEvent;
 
 use super::super::progress::count_bar;
 

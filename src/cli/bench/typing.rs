@@ -1,5 +1,5 @@
 //! `crossfile bench typing --workspace DIR`: ghost text while a person types, measured over real
-//! stdio by [`crossfile::perf::measure_typing`], side by side with llama-server when
+//! stdio by [`crossfile_bench::perf::measure_typing`], side by side with llama-server when
 //! `--llama-server` names it; this prints it.
 
 use std::io::Write;
@@ -9,9 +9,9 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 
-use crossfile::config::Settings;
-use crossfile::perf::typing::{Measured, Paired};
-use crossfile::perf::{Pace, TARGET_RSS_MB, TypingParams, measure_typing};
+use crossfile_bench::perf::typing::{Measured, Paired};
+use crossfile_bench::perf::{Pace, TARGET_RSS_MB, TypingParams, measure_typing};
+use crossfile_engine::config::Settings;
 
 use super::super::progress::bytes_bar;
 

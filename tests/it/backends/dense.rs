@@ -3,12 +3,12 @@
 //! cache spares a second run every chunk request, and the retriever composes inside `hybrid` and
 //! `mmr`, with rayon and inside a tokio runtime. Plus the errors of an unreachable endpoint.
 
-use crossfile::Position;
-use crossfile::config::Settings;
-use crossfile::index::{Index, Progress, Snapshot};
-use crossfile::retrieve::dense::{Dense, DenseStats};
-use crossfile::retrieve::{self, Hit, Query, RetrieveError, Retriever, RetrieverSpec};
-use crossfile::retrieve::{DenseSettings, RetrieveSettings};
+use crossfile_engine::Position;
+use crossfile_engine::config::Settings;
+use crossfile_engine::index::{Index, Progress, Snapshot};
+use crossfile_engine::retrieve::dense::{Dense, DenseStats};
+use crossfile_engine::retrieve::{self, Hit, Query, RetrieveError, Retriever, RetrieverSpec};
+use crossfile_engine::retrieve::{DenseSettings, RetrieveSettings};
 use rayon::prelude::*;
 
 use crate::backends::servers;

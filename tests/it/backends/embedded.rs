@@ -4,8 +4,10 @@
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use crossfile::backend::{Backend, BackendError, EmbeddedBackend, GenerateRequest, Generation};
-use crossfile::model::ModelSettings;
+use crossfile_engine::backend::{
+    Backend, BackendError, EmbeddedBackend, GenerateRequest, Generation,
+};
+use crossfile_engine::model::ModelSettings;
 use tokio_util::sync::CancellationToken;
 
 use crate::backends::tokenizer::small_model;
@@ -19,7 +21,7 @@ fn backend() -> &'static Arc<EmbeddedBackend> {
     BACKEND.get_or_init(|| {
         let settings = ModelSettings {
             path: None,
-            named: crossfile::model::SMOLLM2_135M,
+            named: crossfile_engine::model::SMOLLM2_135M,
             n_ctx: N_CTX,
             threads: crate::support::MODEL_THREADS,
             kv_slots: 2,
@@ -184,7 +186,7 @@ fn a_prompt_over_the_context_is_a_clear_error() {
 fn a_missing_or_bad_model_file_is_an_error() {
     let settings = ModelSettings {
         path: None,
-        named: crossfile::model::SMOLLM2_135M,
+        named: crossfile_engine::model::SMOLLM2_135M,
         n_ctx: N_CTX,
         threads: 1,
         kv_slots: 2,

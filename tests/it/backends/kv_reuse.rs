@@ -7,8 +7,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
-use crossfile::backend::{Backend, BackendError, EmbeddedBackend, GenerateRequest, Generation};
-use crossfile::model::ModelSettings;
+use crossfile_engine::backend::{
+    Backend, BackendError, EmbeddedBackend, GenerateRequest, Generation,
+};
+use crossfile_engine::model::ModelSettings;
 use tokio_util::sync::CancellationToken;
 
 use crate::backends::embedded::runtime;
@@ -26,7 +28,7 @@ fn backend(kv_slots: u32) -> Arc<EmbeddedBackend> {
 fn shifting_backend(kv_slots: u32, shift_min_span: u32) -> Arc<EmbeddedBackend> {
     let settings = ModelSettings {
         path: None,
-        named: crossfile::model::SMOLLM2_135M,
+        named: crossfile_engine::model::SMOLLM2_135M,
         n_ctx: N_CTX,
         threads: crate::support::MODEL_THREADS,
         kv_slots,

@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use crossfile::backend::{Backend, EmbeddedBackend, GenerateRequest};
-use crossfile::model::ModelSettings;
-use crossfile::perf::LlamaServer;
+use crossfile_bench::perf::LlamaServer;
+use crossfile_engine::backend::{Backend, EmbeddedBackend, GenerateRequest};
+use crossfile_engine::model::ModelSettings;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -61,7 +61,7 @@ async fn server_answer(server: &LlamaServer, prompt: &str) -> (String, Vec<f64>)
 fn the_reference_likelihood_is_llama_servers_log_probability_of_its_tokens() {
     let settings = ModelSettings {
         path: None,
-        named: crossfile::model::SMOLLM2_135M,
+        named: crossfile_engine::model::SMOLLM2_135M,
         n_ctx: N_CTX,
         threads: crate::support::MODEL_THREADS,
         kv_slots: 1,
@@ -143,7 +143,7 @@ fn the_reference_likelihood_is_llama_servers_log_probability_of_its_tokens() {
 fn a_live_request_gets_no_likelihood() {
     let settings = ModelSettings {
         path: None,
-        named: crossfile::model::SMOLLM2_135M,
+        named: crossfile_engine::model::SMOLLM2_135M,
         n_ctx: N_CTX,
         threads: crate::support::MODEL_THREADS,
         kv_slots: 1,

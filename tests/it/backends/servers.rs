@@ -15,7 +15,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use crossfile::perf::LlamaServer;
+use crossfile_bench::perf::LlamaServer;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// How long a real server may take to load the model and answer its health check.

@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use crossfile::backend::EmbeddedBackend;
-use crossfile::tokenize::{
+use crossfile_engine::backend::EmbeddedBackend;
+use crossfile_engine::tokenize::{
     GgufTokenizer, GgufValue, SUPPORTED_PRE, TokenizeError, Tokenizer, read_metadata,
 };
 

@@ -3,10 +3,10 @@
 
 use std::collections::HashMap;
 
-use crossfile::config::Settings;
-use crossfile::index::{Index, Progress};
-use crossfile::retrieve::{self, Query};
-use crossfile::workspace;
+use crossfile_engine::config::Settings;
+use crossfile_engine::index::{Index, Progress};
+use crossfile_engine::retrieve::{self, Query};
+use crossfile_engine::workspace;
 
 use crate::support::{bench_repos, shared_dir};
 
@@ -46,7 +46,7 @@ fn bm25_cceval_rg1_reproduces_the_dev_records_crossfile_context() {
             .text;
         let line_no = meta["groundtruth_start_lineno"].as_u64().unwrap_or(0);
         let col = prompt.len() - prompt.rfind('\n').map_or(0, |i| i + 1);
-        let cursor = crossfile::Position {
+        let cursor = crossfile_engine::Position {
             line: line_no as u32,
             col: col as u32,
         };

@@ -5,12 +5,12 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use crossfile::config::Settings;
-use crossfile::index::{Index, Progress};
-use crossfile::lang::Language;
-use crossfile::retrieve::{Query, rank_cceval};
+use crossfile_engine::config::Settings;
+use crossfile_engine::index::{Index, Progress};
+use crossfile_engine::lang::Language;
+use crossfile_engine::retrieve::{Query, rank_cceval};
 
-use crossfile::perf::sample_cursors;
+use crossfile_bench::perf::sample_cursors;
 
 use crate::support::corpus_workspace;
 
@@ -97,7 +97,7 @@ fn bm25_cceval_agrees_with_the_python_reference_on_200_queries() {
         let same = ours.len() == theirs.len()
             && ours.iter().zip(theirs).all(|(o, t)| {
                 let text = o.file.fixed[o.file.cceval[o.chunk_no].fixed as usize]
-                    .text(crossfile::chunk::ChunkerKind::Fixed, &o.file.text);
+                    .text(crossfile_engine::chunk::ChunkerKind::Fixed, &o.file.text);
                 let score = t["score"].as_f64().unwrap_or(f64::NAN);
                 scores += 1;
                 if o.score.to_bits() == score.to_bits() {

@@ -23,7 +23,7 @@ pub fn dev_cases() -> PathBuf {
 
 /// The cache the environments live in: the user's, like the default model (made once, kept).
 pub fn env_cache() -> PathBuf {
-    crossfile::config::default_cache_dir()
+    crossfile_engine::config::default_cache_dir()
 }
 
 /// Sets up the DEV environments once (quick when they are already there).

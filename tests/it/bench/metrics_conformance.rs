@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crossfile::lang::Language;
-use crossfile::metrics::{
+use crossfile_engine::lang::Language;
+use crossfile_engine::metrics::{
     CcevalAggregate, CcevalInput, CcevalRow, CcevalScores, EsBackend, cceval_aggregate,
     cceval_metrics, repoeval_by_repository, repoeval_metrics, repoeval_repository,
 };

@@ -5,12 +5,12 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use crossfile::bench::cases::cceval::CcevalRecord;
-use crossfile::bench::{CaseFormat, load_cases};
-use crossfile::config::Settings;
-use crossfile::index::{Index, Progress, Snapshot};
-use crossfile::lang::Language;
-use crossfile::mine::lines::reference_tokens;
+use crossfile_bench::bench::cases::cceval::CcevalRecord;
+use crossfile_bench::bench::{CaseFormat, load_cases};
+use crossfile_bench::mine::lines::reference_tokens;
+use crossfile_engine::config::Settings;
+use crossfile_engine::index::{Index, Progress, Snapshot};
+use crossfile_engine::lang::Language;
 use serde_json::json;
 
 use crate::support::{Workspace, corpus_workspace, crossfile, read_text, stderr, stdout};

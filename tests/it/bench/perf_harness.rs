@@ -5,8 +5,8 @@
 
 use std::cell::RefCell;
 
-use crossfile::perf::{LspParams, RetrievalParams, measure_lsp, measure_retrieval};
-use crossfile::progress::Progress;
+use crossfile_bench::perf::{LspParams, RetrievalParams, measure_lsp, measure_retrieval};
+use crossfile_engine::progress::Progress;
 
 use crate::support::{Workspace, small_model};
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crossfile::bench::runfile::record::{
+use crossfile_bench::bench::runfile::record::{
     ChunkRef, PromptTokenCounts, RUN_FORMAT, RunError, RunRecord, StageTimings,
 };
 use serde_json::Value;

@@ -489,14 +489,14 @@ fn a_killed_run_on_mined_cases_resumes_with_no_pair_lost_or_doubled() {
 /// out in its file, which holds the reference at the case's line.
 #[test]
 fn dev_cases_load_and_match_their_repositories() {
-    use crossfile::bench::{CaseFormat, CaseView, load_cases};
+    use crossfile_bench::bench::{CaseFormat, CaseView, load_cases};
     let repos = bench_repos();
     let cceval = load_cases(&cceval_cases(), CaseFormat::Cceval, 1 << 20).expect("cceval cases");
     assert!(cceval.problems.is_empty(), "{:?}", cceval.problems);
     assert_eq!(cceval.cases.len(), 30);
     for case in &cceval.cases {
         let file = repos.join(&case.repository).join(&case.path);
-        let on_disk = crossfile::workspace::read_source(&file, u64::MAX)
+        let on_disk = crossfile_engine::workspace::read_source(&file, u64::MAX)
             .expect("the case's file")
             .text;
         let right = case.right_context.as_deref().expect("cceval right context");
@@ -525,7 +525,7 @@ fn dev_cases_load_and_match_their_repositories() {
         let view =
             CaseView::new(case, &repos, 1 << 20).unwrap_or_else(|e| panic!("{}: {e}", case.id));
         let file = repos.join(&case.repository).join(&case.path);
-        let on_disk = crossfile::workspace::read_source(&file, u64::MAX)
+        let on_disk = crossfile_engine::workspace::read_source(&file, u64::MAX)
             .expect("the case's file")
             .text;
         assert_eq!(

@@ -35,7 +35,7 @@ fn a_second_bench_run_on_the_same_run_file_is_refused_naming_the_first() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("start the first bench run");
-    let lock = crossfile::lock::lock_path(&out);
+    let lock = crossfile_bench::lock::lock_path(&out);
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     while !std::fs::read_to_string(&lock).is_ok_and(|t| t.starts_with("pid")) {
         assert!(

@@ -1,4 +1,4 @@
-//! The `crossfile serve` tests' client: [`crossfile::perf::LspClient`] (framing, JSON-RPC, the
+//! The `crossfile serve` tests' client: [`crossfile_bench::perf::LspClient`] (framing, JSON-RPC, the
 //! server's own requests answered) started on the real binary with a test's user config, and
 //! wrapped so that a test reads as its steps (a broken session fails the test where it broke).
 
@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crossfile::perf::{ClientError, LspClient};
+use crossfile_bench::perf::{ClientError, LspClient};
 use serde_json::{Value, json};
 
 use crate::support::MODEL_THREADS;
@@ -170,7 +170,7 @@ impl Client {
 
     /// The server's resident memory now (`VmRSS`, kB).
     pub fn rss_kb(&self) -> u64 {
-        crossfile::memory::ProcessMemory::of(self.pid())
+        crossfile_engine::memory::ProcessMemory::of(self.pid())
             .expect("the server's /proc status")
             .rss_kb
     }

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crossfile::retrieve::DEFAULT_RETRIEVER;
+use crossfile_engine::retrieve::DEFAULT_RETRIEVER;
 use serde_json::{Value, json};
 
 use crate::bench::evocodebench::{dev_cases, env_cache, environments};

@@ -6,15 +6,15 @@
 
 use std::sync::Arc;
 
-use crossfile::Position;
-use crossfile::backend::{
+use crossfile_engine::Position;
+use crossfile_engine::backend::{
     Backend, BackendError, EmbeddedBackend, GenerateRequest, Generation, after_leading_line_break,
 };
-use crossfile::complete::Completer;
-use crossfile::config::Settings;
-use crossfile::index::{Index, Progress};
-use crossfile::model::ModelSettings;
-use crossfile::retrieve::{self, Query, Retriever};
+use crossfile_engine::complete::Completer;
+use crossfile_engine::config::Settings;
+use crossfile_engine::index::{Index, Progress};
+use crossfile_engine::model::ModelSettings;
+use crossfile_engine::retrieve::{self, Query, Retriever};
 use tokio_util::sync::CancellationToken;
 
 use crate::backends::embedded::runtime;
@@ -71,7 +71,7 @@ impl Live {
     }
 
     /// What retrieval at the start of `query`'s line ranks best, by place.
-    fn retrieved_at_line_start(&self, query: &Query) -> Vec<crossfile::retrieve::Hit> {
+    fn retrieved_at_line_start(&self, query: &Query) -> Vec<crossfile_engine::retrieve::Hit> {
         let hits = self
             .retriever
             .retrieve(
@@ -83,7 +83,11 @@ impl Live {
         by_place(hits)
     }
 
-    fn complete(&self, completer: &Completer, query: Query) -> crossfile::complete::Completion {
+    fn complete(
+        &self,
+        completer: &Completer,
+        query: Query,
+    ) -> crossfile_engine::complete::Completion {
         runtime()
             .block_on(completer.complete(
                 self.index.snapshot(),
@@ -103,7 +107,9 @@ fn text() -> String {
 }
 
 /// `hits` ordered by file and first line.
-fn by_place(mut hits: Vec<crossfile::retrieve::Hit>) -> Vec<crossfile::retrieve::Hit> {
+fn by_place(
+    mut hits: Vec<crossfile_engine::retrieve::Hit>,
+) -> Vec<crossfile_engine::retrieve::Hit> {
     hits.sort_by(|a, b| (&a.path, a.lines.start).cmp(&(&b.path, b.lines.start)));
     hits
 }
@@ -283,7 +289,7 @@ fn the_end_of_a_finished_line_gets_the_next_line() {
     assert_eq!(twice, 1, "a line end asked twice");
 }
 
-fn block(completion: &crossfile::complete::Completion) -> Vec<String> {
+fn block(completion: &crossfile_engine::complete::Completion) -> Vec<String> {
     completion.hits[..completion.prompt.hits_used]
         .iter()
         .map(|h| format!("{}:{}", h.path, h.lines.start))
@@ -300,10 +306,10 @@ fn a_new_block_or_start_answers_from_the_last_one_until_it_is_read() {
     let live = live();
     let steady = live.steady();
     let text = text();
-    let shown = |at: &Query, completion: &crossfile::complete::Completion| {
+    let shown = |at: &Query, completion: &crossfile_engine::complete::Completion| {
         (
             block(completion),
-            crossfile::prompt::start_line(&at.left, &completion.prompt.left),
+            crossfile_engine::prompt::start_line(&at.left, &completion.prompt.left),
         )
     };
     let mut last = None;
@@ -343,7 +349,7 @@ fn a_new_block_or_start_answers_from_the_last_one_until_it_is_read() {
         let now = shown(&at, &ready);
         assert_eq!(
             now.1,
-            crossfile::prompt::start_line(&at.left, &steady.prompt(&at, &ready.hits).left),
+            crossfile_engine::prompt::start_line(&at.left, &steady.prompt(&at, &ready.hits).left),
             "{line}: the steady start once read"
         );
         new_block |= now.0 != fallback.0;

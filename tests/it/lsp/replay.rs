@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-use crossfile::retrieve::DEFAULT_RETRIEVER;
+use crossfile_engine::retrieve::DEFAULT_RETRIEVER;
 use serde_json::{Value, json};
 
 use crate::lsp::client::{Client, user_config};

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use crossfile::retrieve::DEFAULT_RETRIEVER;
+use crossfile_engine::retrieve::DEFAULT_RETRIEVER;
 use serde_json::{Value, json};
 
 use crate::lsp::client::{Client, FIXTURE, uri};

@@ -42,7 +42,7 @@ fn status_and_retrievers_say_what_the_server_resolved() {
     let cache = ws.cache.path();
     // No model named: the catalogue's default, which the server loads at the start, found in
     // its cache (a link to the copy the tests share, so nothing is downloaded).
-    let model = crossfile::model::DEFAULT_MODEL;
+    let model = crossfile_engine::model::DEFAULT_MODEL;
     std::fs::create_dir_all(cache.join("models")).expect("mkdir");
     std::os::unix::fs::symlink(default_model(), cache.join("models").join(model.file))
         .expect("link the model");
@@ -98,7 +98,8 @@ fn status_and_retrievers_say_what_the_server_resolved() {
         if spec["composite"] == false {
             let name = spec["spec"].as_str().unwrap_or_default();
             assert!(
-                name.parse::<crossfile::retrieve::RetrieverSpec>().is_ok(),
+                name.parse::<crossfile_engine::retrieve::RetrieverSpec>()
+                    .is_ok(),
                 "{name}"
             );
         }

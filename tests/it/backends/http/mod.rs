@@ -12,12 +12,12 @@ mod real;
 use std::sync::Once;
 use std::time::{Duration, Instant};
 
-use crossfile::backend::{
+use crossfile_engine::backend::{
     Backend, BackendError, BackendKind, BackendSettings, CHAT_INSTRUCTION, FimChunk, FimParts,
     FimRoute, GenerateRequest, LlamaCppBackend, OllamaBackend, OpenAiBackend, OpenAiChatBackend,
     TgiBackend,
 };
-use crossfile::http::HttpError;
+use crossfile_engine::http::HttpError;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -86,7 +86,7 @@ const COMPLETION: &str = r#"{"id":"cmpl-1","object":"text_completion","created":
  "usage":{"prompt_tokens":7,"completion_tokens":5,"total_tokens":12}}"#;
 
 /// The error, checked never to show the key, in its message or its `Debug`.
-fn keyless(result: Result<crossfile::backend::Generation, BackendError>) -> BackendError {
+fn keyless(result: Result<crossfile_engine::backend::Generation, BackendError>) -> BackendError {
     let e = result.expect_err("an error");
     for shown in [e.to_string(), format!("{e:?}")] {
         assert!(!shown.contains(KEY), "the API key leaked: {shown}");
@@ -546,7 +546,7 @@ async fn llamacpp_sends_completion_and_infill_shapes() {
 /// turns sampling on); a greedy one sends neither top-p nor seed (the shapes above).
 #[tokio::test]
 async fn a_sampled_request_sends_temperature_top_p_and_seed_in_each_apis_fields() {
-    let sampling = crossfile::backend::Sampling::new(0.4, 0.95, 1234).expect("valid");
+    let sampling = crossfile_engine::backend::Sampling::new(0.4, 0.95, 1234).expect("valid");
     let sampled = GenerateRequest {
         sampling: Some(sampling),
         ..request("def add(a, b):\n", 8, &[])

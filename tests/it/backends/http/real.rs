@@ -2,8 +2,8 @@
 //! and llama-cpp-python (`openai`, `openai-chat`), and the greedy parity of the two servers and
 //! of `llama-server` and the embedded backend.
 
-use crossfile::backend::BackendSettings;
-use crossfile::backend::{
+use crossfile_engine::backend::BackendSettings;
+use crossfile_engine::backend::{
     Backend, BackendKind, FimChunk, FimParts, LlamaCppBackend, OpenAiBackend, OpenAiChatBackend,
 };
 use tokio_util::sync::CancellationToken;
@@ -95,7 +95,7 @@ fn llamacpp_against_llama_server_is_greedy_and_reports_infill_as_unsupported() {
         chunks: Vec::new(),
     });
     let infill = LlamaCppBackend::new(&BackendSettings {
-        fim: crossfile::backend::FimRoute::Infill,
+        fim: crossfile_engine::backend::FimRoute::Infill,
         ..real_settings(BackendKind::LlamaCpp, &server.url)
     })
     .expect("settings");
@@ -130,7 +130,7 @@ fn a_fim_model_fills_the_hole_through_completion_and_infill() {
         "<|repo_name|>demo\n<|file_sep|>{}\n{}\n<|file_sep|>app.py\n<|fim_prefix|>{prefix}<|fim_suffix|>{suffix}<|fim_middle|>",
         chunk.filename, chunk.text
     );
-    let ask = |route: crossfile::backend::FimRoute| {
+    let ask = |route: crossfile_engine::backend::FimRoute| {
         let backend = LlamaCppBackend::new(&BackendSettings {
             fim: route,
             ..real_settings(BackendKind::LlamaCpp, &server.url)
@@ -155,12 +155,12 @@ fn a_fim_model_fills_the_hole_through_completion_and_infill() {
     // Both see the chunk's parameters; llama-server's own layout (its placeholder names, its
     // order) answers differently from crossfile's: on this hole `rect_area(width, height) …`
     // against `rectangle_area(width, height)`, so only crossfile's is held to the exact call.
-    let prompted = ask(crossfile::backend::FimRoute::Prompt);
+    let prompted = ask(crossfile_engine::backend::FimRoute::Prompt);
     assert!(
         prompted.contains("rectangle_area(width, height)"),
         "{prompted:?}"
     );
-    let infilled = ask(crossfile::backend::FimRoute::Infill);
+    let infilled = ask(crossfile_engine::backend::FimRoute::Infill);
     assert!(infilled.contains("area(width, height)"), "{infilled:?}");
     for text in [&prompted, &infilled] {
         for token in ["<|fim_", "<|file_sep|>", "<|endoftext|>", "<|repo_name|>"] {
@@ -229,17 +229,18 @@ fn greedy_parity_between_llama_server_and_llama_cpp_python() {
 fn greedy_parity_between_the_embedded_backend_and_llama_server() {
     let _one = servers::exclusive();
     let upstream = llama_server_completions();
-    let settings = crossfile::model::ModelSettings {
+    let settings = crossfile_engine::model::ModelSettings {
         path: None,
-        named: crossfile::model::SMOLLM2_135M,
+        named: crossfile_engine::model::SMOLLM2_135M,
         n_ctx: 2048,
         threads: 2,
         kv_slots: 2,
         kv_shift_min_span: 0,
         tokenizer: None,
     };
-    let embedded = crossfile::backend::EmbeddedBackend::load(&servers::default_gguf(), &settings)
-        .expect("load the model");
+    let embedded =
+        crossfile_engine::backend::EmbeddedBackend::load(&servers::default_gguf(), &settings)
+            .expect("load the model");
     let ours = complete_all(&embedded);
     assert_parity(("llama-server", &upstream), ("embedded", &ours));
 }
