@@ -2,12 +2,18 @@
 
 use std::path::PathBuf;
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 
+use crossfile_engine::backend::BackendKind;
+use crossfile_engine::choice::Choice;
+use crossfile_engine::chunk::ChunkerKind;
 use crossfile_engine::config::{
     BackendOptions, IndexOptions, ModelOptions, Options, PostprocessOptions, PromptOptions,
     RetrieveOptions, TrustOptions, WorkspaceOptions,
 };
+use crossfile_engine::postprocess::Unit;
+use crossfile_engine::retrieve::RetrieverSpec;
 
 /// Repository-level code completion: cross-file retrieval, completion and benchmark replay.
 #[derive(Debug, Parser)]
@@ -91,9 +97,9 @@ pub struct CompleteArgs {
     /// Tokens to generate.
     #[arg(long, value_name = "N")]
     pub max_new_tokens: Option<u32>,
-    /// Cut the suggestion to: line, statement, block or raw.
-    #[arg(long, value_name = "UNIT")]
-    pub unit: Option<String>,
+    /// What the suggestion is cut to (postprocess.unit).
+    #[arg(long, value_name = "UNIT", value_parser = choice::<Unit>())]
+    pub unit: Option<Unit>,
     #[command(flatten)]
     pub index: IndexFlags,
     /// Print one JSON object with the whole trace instead of the suggestion.
@@ -111,9 +117,7 @@ impl CompleteArgs {
                 max_new_tokens: self.max_new_tokens,
                 ..PromptOptions::default()
             }),
-            postprocess: Some(PostprocessOptions {
-                unit: self.unit.clone(),
-            }),
+            postprocess: Some(PostprocessOptions { unit: self.unit }),
             ..self.index.options()
         }
     }
@@ -122,9 +126,9 @@ impl CompleteArgs {
 /// Which model answers, for every command that generates; they win over `crossfile.toml`.
 #[derive(Clone, Debug, Args)]
 pub struct ModelFlags {
-    /// Backend: embedded, openai, openai-chat, ollama, tgi, llamacpp or none.
-    #[arg(long, value_name = "NAME")]
-    pub backend: Option<String>,
+    /// Which backend generates (backend.kind).
+    #[arg(long, value_name = "NAME", value_parser = choice::<BackendKind>())]
+    pub backend: Option<BackendKind>,
     /// Base URL of an HTTP backend.
     #[arg(long, value_name = "URL")]
     pub endpoint: Option<String>,
@@ -143,7 +147,7 @@ pub struct ModelFlags {
 impl ModelFlags {
     pub fn backend_options(&self) -> BackendOptions {
         BackendOptions {
-            kind: self.backend.clone(),
+            kind: self.backend,
             endpoint: self.endpoint.clone(),
             ..BackendOptions::default()
         }
@@ -276,9 +280,9 @@ pub struct IndexFlags {
     /// Skip files larger than this many bytes.
     #[arg(long, value_name = "BYTES")]
     pub max_file_bytes: Option<u64>,
-    /// Chunks the `bm25` retriever ranks: fixed, sliding or syntax.
-    #[arg(long, value_name = "KIND")]
-    pub bm25_chunker: Option<String>,
+    /// Chunks the `bm25` retriever ranks (index.bm25_chunker).
+    #[arg(long, value_name = "KIND", value_parser = choice::<ChunkerKind>())]
+    pub bm25_chunker: Option<ChunkerKind>,
     /// Let the workspace's crossfile.toml choose the backend endpoint, API-key variables, model
     /// and tokenizer files and the cache directory (ignored, with a warning, otherwise).
     #[arg(long)]
@@ -316,7 +320,7 @@ impl IndexFlags {
             }),
             index: Some(IndexOptions {
                 cache_dir: self.cache_dir.clone(),
-                bm25_chunker: self.bm25_chunker.clone(),
+                bm25_chunker: self.bm25_chunker,
                 ..IndexOptions::default()
             }),
             trust: self.trust_workspace.then_some(TrustOptions {
@@ -348,8 +352,8 @@ pub struct CursorFlags {
     pub at: String,
     /// Retriever spec (the spec grammar is in docs/backends.md); default from config, else
     /// identifiers.
-    #[arg(long, value_name = "SPEC")]
-    pub retriever: Option<String>,
+    #[arg(long, value_name = "SPEC", value_parser = |spec: &str| spec.parse::<RetrieverSpec>())]
+    pub retriever: Option<RetrieverSpec>,
     /// Chunks retrieved (default from config, else 5).
     #[arg(long, value_name = "N")]
     pub top_k: Option<usize>,
@@ -371,6 +375,11 @@ impl CursorFlags {
             ..RetrieveOptions::default()
         }
     }
+}
+
+/// A flag that takes a named choice: its names in `--help` and in the error, from its type.
+fn choice<T: Choice + Clone + Send + Sync>() -> impl TypedValueParser<Value = T> {
+    PossibleValuesParser::new(T::names()).try_map(|name| name.parse::<T>())
 }
 
 /// Splits `FILE:LINE:COL` (FILE may itself contain `:`).

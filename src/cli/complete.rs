@@ -51,7 +51,7 @@ pub fn run(args: &CompleteArgs) -> anyhow::Result<()> {
     super::print_json(&json!({
         "suggestion": completion.suggestion,
         "raw_suggestion": completion.raw_suggestion,
-        "template": completer.template().name(),
+        "template": completer.template().to_string(),
         "backend": completer.backend().name(),
         "retriever": spec.to_string(),
         "upper_bound": spec.is_upper_bound(),

@@ -3,7 +3,6 @@
 use anyhow::Context;
 use serde_json::json;
 
-use crossfile_engine::chunk::ChunkerKind;
 use crossfile_engine::config::Settings;
 use crossfile_engine::index::Index;
 
@@ -26,7 +25,7 @@ pub fn run(args: &IndexArgs) -> anyhow::Result<()> {
             "index_dir": index.dir(),
             "files": snapshot.len(),
             "chunks": chunks,
-            "chunker": format!("{:?}", settings.index.bm25_chunker).to_lowercase(),
+            "chunker": settings.index.bm25_chunker.to_string(),
             "cceval_chunks": snapshot.files().map(|f| f.cceval.len()).sum::<usize>(),
             "added": report.added,
             "updated": report.updated,
@@ -37,11 +36,7 @@ pub fn run(args: &IndexArgs) -> anyhow::Result<()> {
             "index_bytes": bytes,
         }));
     }
-    let kind = match settings.index.bm25_chunker {
-        ChunkerKind::Fixed => "fixed",
-        ChunkerKind::Sliding => "sliding",
-        ChunkerKind::Syntax => "syntax",
-    };
+    let kind = settings.index.bm25_chunker;
     #[expect(clippy::print_stdout, reason = "the command's result")]
     {
         println!(

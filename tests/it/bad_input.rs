@@ -87,33 +87,41 @@ fn bad_cursors_and_specs_are_clear_errors() {
     let ws = workspace();
     let root = ws.root().to_str().expect("utf-8");
     std::fs::write(ws.root().join("binary.py"), b"\0\0").expect("write");
-    let cases: &[(&[&str], &str)] = &[
-        (&["--at", "main.py:99:1"], "main.py:99:1"),
-        (&["--at", "main.py:2:999"], "main.py:2:999"),
-        (&["--at", "main.py:0:1"], "1-based"),
-        (&["--at", "main.py"], "FILE:LINE:COL"),
-        (&["--at", "nosuch.py:1:1"], "nosuch.py"),
-        (&["--at", "../escape.py:1:1"], "outside the workspace"),
-        (&["--at", "binary.py:1:1"], "binary"),
+    // A bad value of a typed flag (a retriever spec) is bad usage, exit code 2; the rest fail
+    // where the command runs, exit code 1.
+    let cases: &[(&[&str], i32, &str)] = &[
+        (&["--at", "main.py:99:1"], 1, "main.py:99:1"),
+        (&["--at", "main.py:2:999"], 1, "main.py:2:999"),
+        (&["--at", "main.py:0:1"], 1, "1-based"),
+        (&["--at", "main.py"], 1, "FILE:LINE:COL"),
+        (&["--at", "nosuch.py:1:1"], 1, "nosuch.py"),
+        (&["--at", "../escape.py:1:1"], 1, "outside the workspace"),
+        (&["--at", "binary.py:1:1"], 1, "binary"),
         (
             &["--at", "main.py:1:1", "--retriever", "nosuch"],
+            2,
             "bm25-cceval-rg1",
         ),
         (
             &["--at", "main.py:1:1", "--retriever", "mmr:bm25:7"],
+            2,
             "hybrid:",
         ),
-        (&["--at", "main.py:1:1", "--top-k", "0"], "retrieve.top_k"),
+        (
+            &["--at", "main.py:1:1", "--top-k", "0"],
+            1,
+            "retrieve.top_k",
+        ),
     ];
-    for (args, needle) in cases {
+    for (args, code, needle) in cases {
         let mut all = vec!["retrieve", root];
         all.extend_from_slice(args);
         let out = crossfile(&all, ws.cache.path());
         let err = stderr(&out);
         assert_eq!(
             out.status.code(),
-            Some(1),
-            "{args:?} should fail with exit code 1: {err}"
+            Some(*code),
+            "{args:?} should fail with exit code {code}: {err}"
         );
         assert!(
             err.contains(needle),

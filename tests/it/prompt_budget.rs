@@ -104,7 +104,7 @@ fn prompts_fit_the_real_tokenizer_budget() {
                 path: &path,
                 ..comment.clone()
             };
-            let shapes = Template::ALL
+            let shapes = Template::DETECTION_ORDER
                 .map(|template| (comment.clone(), template))
                 .into_iter()
                 .chain([(repo, Template::Qwen)]);
@@ -164,7 +164,7 @@ fn degenerate_budgets_with_the_real_tokenizer() {
         chunker: None,
         source: None,
     }];
-    for template in Template::ALL {
+    for template in Template::DETECTION_ORDER {
         let overhead = tokenizer.count(&template.render("", "")) as u32;
         for context_tokens in [0, 1, overhead.saturating_sub(1), overhead, overhead + 1, 40] {
             for crossfile_tokens in [0, 5, 512] {

@@ -29,6 +29,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod backend;
+pub mod choice;
 pub mod chunk;
 pub mod complete;
 pub mod config;

@@ -257,7 +257,7 @@ fn run_executed(
         tracing::warn!(
             "local_infilling: the model's template ({}) has no fill-in-the-middle, so \
                      the code below is not in the prompt (the same prompt as local_completion)",
-            completer.template().name()
+            completer.template()
         );
     }
     let cancel = AtomicBool::new(false);

@@ -38,49 +38,24 @@ pub use tgi::TgiBackend;
 
 use crate::tokenize::Tokenizer;
 
-/// Which backend generates.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BackendKind {
-    Embedded,
-    /// `/v1/completions`.
-    OpenAi,
-    /// `/v1/chat/completions`.
-    OpenAiChat,
-    /// `/api/generate`.
-    Ollama,
-    /// `/generate`.
-    Tgi,
-    /// `/completion`, and `/infill` when the template is FIM.
-    LlamaCpp,
-    None,
-}
-
-impl BackendKind {
-    pub const ALL: [BackendKind; 7] = [
-        BackendKind::Embedded,
-        BackendKind::OpenAi,
-        BackendKind::OpenAiChat,
-        BackendKind::Ollama,
-        BackendKind::Tgi,
-        BackendKind::LlamaCpp,
-        BackendKind::None,
-    ];
-
-    /// The config name.
-    pub fn name(self) -> &'static str {
-        match self {
-            BackendKind::Embedded => "embedded",
-            BackendKind::OpenAi => "openai",
-            BackendKind::OpenAiChat => "openai-chat",
-            BackendKind::Ollama => "ollama",
-            BackendKind::Tgi => "tgi",
-            BackendKind::LlamaCpp => "llamacpp",
-            BackendKind::None => "none",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<BackendKind> {
-        BackendKind::ALL.into_iter().find(|k| k.name() == name)
+crate::choice! {
+    /// Which backend generates (`[backend] kind`).
+    pub enum BackendKind {
+        Embedded,
+        /// `/v1/completions`.
+        #[strum(serialize = "openai")]
+        OpenAi,
+        /// `/v1/chat/completions`.
+        #[strum(serialize = "openai-chat")]
+        OpenAiChat,
+        /// `/api/generate`.
+        Ollama,
+        /// `/generate`.
+        Tgi,
+        /// `/completion`, and `/infill` when the template is FIM.
+        #[strum(serialize = "llamacpp")]
+        LlamaCpp,
+        None,
     }
 }
 

@@ -23,30 +23,16 @@ pub struct BackendSettings {
     pub fim: FimRoute,
 }
 
-/// How a fill-in-the-middle prompt goes to llama-server.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum FimRoute {
-    /// crossfile's own prompt (its template and layout, its token budget) to `/completion`.
-    #[default]
-    Prompt,
-    /// The parts to `/infill`, the chunks as `input_extra`: the server lays the prompt out
-    /// itself with its own budget (what llama.vim and llama.vscode send).
-    Infill,
-}
-
-impl FimRoute {
-    /// The config name: `prompt` or `infill`.
-    pub fn name(self) -> &'static str {
-        match self {
-            FimRoute::Prompt => "prompt",
-            FimRoute::Infill => "infill",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<FimRoute> {
-        [FimRoute::Prompt, FimRoute::Infill]
-            .into_iter()
-            .find(|route| route.name() == name)
+crate::choice! {
+    /// How a fill-in-the-middle prompt goes to llama-server (`[backend] fim`).
+    #[derive(Default)]
+    pub enum FimRoute {
+        /// crossfile's own prompt (its template and layout, its token budget) to `/completion`.
+        #[default]
+        Prompt,
+        /// The parts to `/infill`, the chunks as `input_extra`: the server lays the prompt out
+        /// itself with its own budget (what llama.vim and llama.vscode send).
+        Infill,
     }
 }
 

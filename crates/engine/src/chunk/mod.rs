@@ -23,15 +23,17 @@ mod tests;
 
 use lines::Lines;
 
-/// Which chunker made a chunk.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum ChunkerKind {
-    /// Non-overlapping N-line windows over the non-blank lines (CrossCodeEval, N = 10).
-    Fixed,
-    /// Overlapping windows over all lines (RepoCoder: 20 lines, stride 10).
-    Sliding,
-    /// One chunk per function, method or class; long ones split; top-level code in windows.
-    Syntax,
+crate::choice! {
+    /// Which chunker made a chunk (`[index] bm25_chunker` chooses the one `bm25` ranks).
+    #[derive(PartialOrd, Ord)]
+    pub enum ChunkerKind {
+        /// Non-overlapping N-line windows over the non-blank lines (CrossCodeEval, N = 10).
+        Fixed,
+        /// Overlapping windows over all lines (RepoCoder: 20 lines, stride 10).
+        Sliding,
+        /// One chunk per function, method or class; long ones split; top-level code in windows.
+        Syntax,
+    }
 }
 
 /// Chunker parameters; part of the index key. A zero count behaves as 1.

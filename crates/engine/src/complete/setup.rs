@@ -80,7 +80,7 @@ pub fn model_label(settings: &Settings) -> String {
             None => settings.model.named.name.to_string(),
         },
         BackendKind::None => "none".to_string(),
-        kind => format!("{} {}", kind.name(), settings.backend.model),
+        kind => format!("{kind} {}", settings.backend.model),
     }
 }
 

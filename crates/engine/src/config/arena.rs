@@ -16,8 +16,15 @@ use super::{ConfigError, Problem, Settings, Source};
 /// same cursor. The index, the workspace walk and the server's own keys serve every arm alike.
 pub const ARM_SECTIONS: &[&str] = &["retrieve", "prompt", "postprocess", "model", "backend"];
 
-/// How a battle's pair of arms is drawn: `uniform` over the unordered pairs of distinct arms.
-pub const PAIR_RULES: &[&str] = &["uniform"];
+crate::choice! {
+    /// How a battle's pair of arms is drawn (`[arena] pairs`).
+    #[derive(Default)]
+    pub enum PairRule {
+        /// Uniformly over the unordered pairs of distinct arms.
+        #[default]
+        Uniform,
+    }
+}
 
 /// The largest `arena.seed`: 2^53 − 1, the largest integer a double holds exactly (JSON readers
 /// that hold numbers as doubles, JavaScript's, read every seed exactly).
@@ -250,8 +257,8 @@ mod tests {
         let (spec, options) = arm_options(&json!("bm25")).expect("an arm");
         assert_eq!(spec, "bm25");
         assert_eq!(
-            options.retrieve.and_then(|r| r.retriever).as_deref(),
-            Some("bm25")
+            options.retrieve.and_then(|r| r.retriever),
+            Some(RetrieverSpec::Bm25)
         );
         let dotted = json!({"retriever": "none", "prompt.max_new_tokens": 4});
         let nested = json!({"prompt": {"max_new_tokens": 4}, "retrieve": {"retriever": "none"}});

@@ -1,32 +1,8 @@
-//! Range checks of one layer of options: every bad value, by dotted key.
+//! Range checks of one layer of options: every bad value, by dotted key. A named choice is
+//! checked where it is parsed, by its type (`crate::choice`).
 
 use super::Problem;
-use super::options::{Options, parse_chunker};
-use crate::retrieve::{Exclude, RetrieverSpec};
-
-/// The backends `[backend] kind` may name.
-pub const BACKEND_KINDS: &[&str] = &[
-    "embedded",
-    "openai",
-    "openai-chat",
-    "ollama",
-    "tgi",
-    "llamacpp",
-    "none",
-];
-/// The templates `[prompt] template` may name.
-pub const TEMPLATES: &[&str] = &[
-    "auto",
-    "plain",
-    "starcoder",
-    "codellama",
-    "deepseek",
-    "qwen",
-];
-/// The layouts `[prompt] layout` may name.
-pub const LAYOUTS: &[&str] = &["auto", "comment", "repo"];
-/// The units `[postprocess] unit` may name.
-pub const UNITS: &[&str] = &["line", "statement", "block", "raw"];
+use super::options::Options;
 
 /// Every out-of-range value of `options`.
 pub fn problems(options: &Options) -> Vec<Problem> {
@@ -37,25 +13,12 @@ pub fn problems(options: &Options) -> Vec<Problem> {
         out.bad("workspace.max_file_bytes", "must be at least 1".into());
     }
     if let Some(i) = &options.index {
-        if let Some(name) = &i.bm25_chunker
-            && parse_chunker(name).is_none()
-        {
-            out.bad(
-                "index.bm25_chunker",
-                format!("`{name}` is not one of fixed, sliding, syntax"),
-            );
-        }
         out.range("index.fixed_lines", i.fixed_lines, 1, 10_000);
         out.range("index.sliding_lines", i.sliding_lines, 1, 10_000);
         out.range("index.sliding_stride", i.sliding_stride, 1, 10_000);
         out.range("index.syntax_max_lines", i.syntax_max_lines, 1, 10_000);
     }
     if let Some(r) = &options.retrieve {
-        if let Some(spec) = &r.retriever
-            && let Err(e) = spec.parse::<RetrieverSpec>()
-        {
-            out.bad("retrieve.retriever", e.to_string());
-        }
         out.range("retrieve.top_k", r.top_k.map(|k| k as u64), 1, 1000);
         out.range("retrieve.query_lines", r.query_lines, 1, 10_000);
         out.range(
@@ -64,14 +27,6 @@ pub fn problems(options: &Options) -> Vec<Problem> {
             1,
             10_000,
         );
-        if let Some(name) = &r.exclude
-            && Exclude::parse(name).is_none()
-        {
-            out.bad(
-                "retrieve.exclude",
-                format!("`{name}` is not one of none, window, file"),
-            );
-        }
         if let Some(k) = r.rrf_k
             && !(k.is_finite() && k >= 0.0)
         {
@@ -104,8 +59,6 @@ pub fn problems(options: &Options) -> Vec<Problem> {
         out.range("model.kv_shift_min_span", m.kv_shift_min_span, 0, 1 << 20);
     }
     if let Some(b) = &options.backend {
-        out.one_of("backend.kind", b.kind.as_deref(), BACKEND_KINDS);
-        out.one_of("backend.fim", b.fim.as_deref(), &["prompt", "infill"]);
         out.url("backend.endpoint", b.endpoint.as_deref());
         out.env_name("backend.api_key_env", b.api_key_env.as_deref());
         out.range("backend.timeout_ms", b.timeout_ms, 1, 3_600_000);
@@ -118,13 +71,8 @@ pub fn problems(options: &Options) -> Vec<Problem> {
         );
     }
     if let Some(p) = &options.prompt {
-        out.one_of("prompt.template", p.template.as_deref(), TEMPLATES);
-        out.one_of("prompt.layout", p.layout.as_deref(), LAYOUTS);
         out.range("prompt.crossfile_tokens", p.crossfile_tokens, 0, 1 << 20);
         out.range("prompt.max_new_tokens", p.max_new_tokens, 1, 1 << 16);
-    }
-    if let Some(p) = &options.postprocess {
-        out.one_of("postprocess.unit", p.unit.as_deref(), UNITS);
     }
     if let Some(l) = &options.lsp {
         out.range("lsp.debounce_ms", l.debounce_ms, 0, 10_000);
@@ -143,7 +91,6 @@ pub fn problems(options: &Options) -> Vec<Problem> {
         );
     }
     if let Some(a) = &options.arena {
-        out.one_of("arena.pairs", a.pairs.as_deref(), super::arena::PAIR_RULES);
         out.range("arena.seed", a.seed, 0, super::arena::MAX_SEED);
         if let Some(arms) = &a.arms {
             out.0.extend(super::arena::arm_problems(arms));
@@ -167,14 +114,6 @@ impl Problems {
             && !(lo..=hi).contains(&v)
         {
             self.bad(key, format!("{v} is out of range {lo}..={hi}"));
-        }
-    }
-
-    fn one_of(&mut self, key: &str, value: Option<&str>, valid: &[&str]) {
-        if let Some(v) = value
-            && !valid.contains(&v)
-        {
-            self.bad(key, format!("`{v}` is not one of {}", valid.join(", ")));
         }
     }
 

@@ -18,8 +18,7 @@ pub mod trust;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-pub use arena::{ArenaSettings, Arm};
-pub use check::{BACKEND_KINDS, TEMPLATES, UNITS};
+pub use arena::{ArenaSettings, Arm, PairRule};
 pub use options::{
     ArenaOptions, BackendOptions, DenseOptions, IndexOptions, LspOptions, ModelOptions, Options,
     Overlay, PostprocessOptions, PromptOptions, RetrieveOptions, TrustOptions, WorkspaceOptions,

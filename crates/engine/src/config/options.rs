@@ -9,7 +9,12 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::{ConfigError, Problem, Source};
+use crate::backend::{BackendKind, FimRoute};
+use crate::choice::OrAuto;
 use crate::chunk::ChunkerKind;
+use crate::postprocess::Unit;
+use crate::prompt::{CrossfileLayout, Template};
+use crate::retrieve::{Exclude, RetrieverSpec};
 
 /// Merges two layers of an options struct field by field, the second winning.
 macro_rules! options {
@@ -43,7 +48,16 @@ leaf_overlay!(
     String,
     PathBuf,
     Vec<PathBuf>,
-    Vec<serde_json::Value>
+    Vec<serde_json::Value>,
+    ChunkerKind,
+    RetrieverSpec,
+    Exclude,
+    BackendKind,
+    FimRoute,
+    OrAuto<Template>,
+    OrAuto<CrossfileLayout>,
+    Unit,
+    super::arena::PairRule
 );
 
 fn merge<T: Overlay>(base: Option<T>, over: Option<T>) -> Option<T> {
@@ -76,8 +90,8 @@ options! {
         /// Two or more arms, each a retriever spec or a table of settings keys (a later layer's
         /// list replaces an earlier one's).
         pub arms: Option<Vec<serde_json::Value>>,
-        /// How a pair is drawn: `uniform`.
-        pub pairs: Option<String>,
+        /// How a pair is drawn.
+        pub pairs: Option<super::arena::PairRule>,
         pub seed: Option<u64>,
         /// The votes file.
         pub votes: Option<PathBuf>,
@@ -108,8 +122,8 @@ options! {
     /// `[index]`: where the index lives and how files are chunked.
     pub struct IndexOptions {
         pub cache_dir: Option<PathBuf>,
-        /// Which chunks the tantivy `bm25` retriever ranks: `fixed`, `sliding` or `syntax`.
-        pub bm25_chunker: Option<String>,
+        /// Which chunks the tantivy `bm25` retriever ranks.
+        pub bm25_chunker: Option<ChunkerKind>,
         pub fixed_lines: Option<u32>,
         pub sliding_lines: Option<u32>,
         pub sliding_stride: Option<u32>,
@@ -123,7 +137,7 @@ options! {
     /// `[retrieve]`: which retriever and its parameters.
     pub struct RetrieveOptions {
         /// The default retriever spec (`identifiers` when unset; `bm25`, `mmr:bm25:0.7`, ...).
-        pub retriever: Option<String>,
+        pub retriever: Option<RetrieverSpec>,
         pub top_k: Option<usize>,
         /// Lines before the cursor that form the `bm25` query.
         pub query_lines: Option<u32>,
@@ -131,9 +145,8 @@ options! {
         pub jaccard_query_lines: Option<u32>,
         /// The rank constant of reciprocal rank fusion.
         pub rrf_k: Option<f64>,
-        /// What of the cursor's own file `bm25`, `jaccard` and `dense` leave out: `none`,
-        /// `window` (the cursor's line and the 20 before it) or `file`.
-        pub exclude: Option<String>,
+        /// What of the cursor's own file `bm25`, `jaccard` and `dense` leave out.
+        pub exclude: Option<Exclude>,
         /// `[retrieve.dense]`: the embeddings endpoint of the `dense` retriever.
         pub dense: Option<DenseOptions>,
     }
@@ -176,8 +189,7 @@ options! {
 options! {
     /// `[backend]`: which model backend generates, and how it is reached.
     pub struct BackendOptions {
-        /// `embedded`, `openai`, `openai-chat`, `ollama`, `tgi`, `llamacpp` or `none`.
-        pub kind: Option<String>,
+        pub kind: Option<BackendKind>,
         /// Base URL of an HTTP backend (`http://127.0.0.1:8080`).
         pub endpoint: Option<String>,
         /// Model name sent to HTTP backends that want one.
@@ -189,20 +201,19 @@ options! {
         pub retries: Option<u32>,
         /// Responses kept in the in-memory response cache (0 turns it off).
         pub cache_entries: Option<usize>,
-        /// How `llamacpp` sends a fill-in-the-middle prompt: `prompt` (crossfile's own, to
-        /// `/completion`) or `infill` (the parts and chunks to `/infill`, laid out by the server).
-        pub fim: Option<String>,
+        /// How `llamacpp` sends a fill-in-the-middle prompt.
+        pub fim: Option<FimRoute>,
     }
 }
 
 options! {
     /// `[prompt]`: template and token budgets.
     pub struct PromptOptions {
-        /// `auto` (from the model's vocabulary), `plain`, `starcoder`, `codellama`, `deepseek`, `qwen`.
-        pub template: Option<String>,
-        /// How retrieved chunks are written: `auto` (`repo` when the vocabulary has Qwen's
-        /// repository-level tokens, else `comment`), `comment` (CrossCodeEval's) or `repo`.
-        pub layout: Option<String>,
+        /// `auto`: from the model's vocabulary.
+        pub template: Option<OrAuto<Template>>,
+        /// How retrieved chunks are written; `auto`: `repo` when the vocabulary has Qwen's
+        /// repository-level tokens, else `comment` (CrossCodeEval's).
+        pub layout: Option<OrAuto<CrossfileLayout>>,
         /// Token budget of the cross-file block.
         pub crossfile_tokens: Option<u32>,
         /// Tokens the model may generate.
@@ -213,8 +224,7 @@ options! {
 options! {
     /// `[postprocess]`: what unit a suggestion is cut to.
     pub struct PostprocessOptions {
-        /// `line`, `statement`, `block` or `raw`.
-        pub unit: Option<String>,
+        pub unit: Option<Unit>,
     }
 }
 
@@ -315,7 +325,15 @@ impl Options {
             message: e.message().to_string(),
             origin: source.clone(),
         })?;
-        Options::from_value(toml::Value::Table(table), source)
+        // Read as JSON, as an editor's options are (the TOML of a config file holds no dates).
+        let value = serde_json::to_value(table).map_err(|e| ConfigError::Invalid {
+            origin: source.clone(),
+            problems: vec![Problem {
+                key: String::new(),
+                message: e.to_string(),
+            }],
+        })?;
+        Options::from_value(value, source)
     }
 
     /// An editor's options (`initializationOptions`, `workspace/didChangeConfiguration`: the keys
@@ -329,51 +347,55 @@ impl Options {
         }
     }
 
-    /// Deserializes options from a parsed value (TOML or JSON alike), reporting every unknown key
-    /// and the first mistyped value by dotted path, then checks value ranges.
-    pub fn from_value<'de, D>(value: D, source: Source) -> Result<Options, ConfigError>
-    where
-        D: serde::Deserializer<'de>,
-    {
-        let mut problems = Vec::new();
-        let mut unknown = Vec::new();
-        // serde_ignored writes `?` for an `Option` level; a dotted key has none.
-        let mut record = |path: serde_ignored::Path<'_>| {
-            let text = path.to_string();
-            let key: Vec<&str> = text.split('.').filter(|p| *p != "?").collect();
-            unknown.push(key.join("."));
-        };
-        let ignoring = serde_ignored::Deserializer::new(value, &mut record);
-        let parsed: Result<Options, _> = serde_path_to_error::deserialize(ignoring);
-        for key in unknown {
-            problems.push(Problem {
-                key,
-                message: "unknown key".into(),
-            });
-        }
-        match parsed {
-            Ok(options) => {
-                problems.extend(options.problems());
-                if problems.is_empty() {
-                    Ok(options)
-                } else {
-                    Err(ConfigError::Invalid {
-                        origin: source,
-                        problems,
-                    })
+    /// Deserializes options from a parsed value (TOML read as JSON), reporting every unknown key
+    /// and every value of the wrong type or name by dotted path, then checks value ranges. A
+    /// value that does not read is taken out and the rest read again, so one bad key hides no
+    /// other.
+    pub fn from_value(
+        mut value: serde_json::Value,
+        source: Source,
+    ) -> Result<Options, ConfigError> {
+        let mut unknown = std::collections::BTreeSet::new();
+        let mut unread = Vec::new();
+        let parsed = loop {
+            // serde_ignored writes `?` for an `Option` level; a dotted key has none.
+            let mut record = |path: serde_ignored::Path<'_>| {
+                let text = path.to_string();
+                let key: Vec<&str> = text.split('.').filter(|p| *p != "?").collect();
+                unknown.insert(key.join("."));
+            };
+            let ignoring = serde_ignored::Deserializer::new(value.clone(), &mut record);
+            match serde_path_to_error::deserialize::<_, Options>(ignoring) {
+                Ok(options) => break Some(options),
+                Err(e) => {
+                    let taken_out = take_out(&mut value, e.path());
+                    unread.push(Problem {
+                        key: e.path().to_string(),
+                        message: e.into_inner().to_string(),
+                    });
+                    if !taken_out {
+                        break None;
+                    }
                 }
             }
-            Err(e) => {
-                let key = e.path().to_string();
-                problems.push(Problem {
-                    key,
-                    message: e.into_inner().to_string(),
-                });
-                Err(ConfigError::Invalid {
-                    origin: source,
-                    problems,
-                })
-            }
+        };
+        let mut problems: Vec<Problem> = unknown
+            .into_iter()
+            .map(|key| Problem {
+                key,
+                message: "unknown key".into(),
+            })
+            .collect();
+        problems.extend(unread);
+        if let Some(options) = &parsed {
+            problems.extend(options.problems());
+        }
+        match parsed {
+            Some(options) if problems.is_empty() => Ok(options),
+            _ => Err(ConfigError::Invalid {
+                origin: source,
+                problems,
+            }),
         }
     }
 
@@ -396,14 +418,30 @@ impl Options {
     }
 }
 
-/// `fixed`, `sliding` or `syntax`.
-pub(super) fn parse_chunker(name: &str) -> Option<ChunkerKind> {
-    match name {
-        "fixed" => Some(ChunkerKind::Fixed),
-        "sliding" => Some(ChunkerKind::Sliding),
-        "syntax" => Some(ChunkerKind::Syntax),
-        _ => None,
+/// Takes out of `value` the key whose value `path` leads into (an array's whole key), so the
+/// rest can be read again; `false` when there is no key to take out.
+fn take_out(value: &mut serde_json::Value, path: &serde_path_to_error::Path) -> bool {
+    use serde_path_to_error::Segment;
+    let keys: Vec<&str> = path
+        .iter()
+        .map_while(|segment| match segment {
+            Segment::Map { key } => Some(key.as_str()),
+            _ => None,
+        })
+        .collect();
+    let Some((last, parents)) = keys.split_last() else {
+        return false;
+    };
+    let mut node = value;
+    for key in parents {
+        match node.get_mut(*key) {
+            Some(inner) => node = inner,
+            None => return false,
+        }
     }
+    node.as_object_mut()
+        .and_then(|map| map.remove(*last))
+        .is_some()
 }
 
 /// 1-based line of byte `offset` in `text`.

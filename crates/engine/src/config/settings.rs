@@ -2,14 +2,15 @@
 //! (`index::IndexSettings`, `retrieve::RetrieveSettings`, …); this file assembles them from the
 //! checked options.
 
-use super::options::{Options, parse_chunker};
+use super::options::Options;
 use crate::backend::{BackendKind, BackendSettings};
+use crate::choice::OrAuto;
 use crate::chunk::{ChunkerKind, ChunkerSettings};
 use crate::index::IndexSettings;
 use crate::model::ModelSettings;
 use crate::postprocess::{PostprocessSettings, Unit};
-use crate::prompt::{PromptSettings, Template};
-use crate::retrieve::{DEFAULT_RETRIEVER, DenseSettings, Exclude, RetrieveSettings};
+use crate::prompt::PromptSettings;
+use crate::retrieve::{DEFAULT_RETRIEVER, DenseSettings, RetrieveSettings};
 use crate::workspace::WorkspaceSettings;
 
 /// Everything the engine reads, resolved and defaulted.
@@ -59,8 +60,8 @@ impl Default for Settings {
 }
 
 impl Settings {
-    /// Applies defaults to checked options. Values were range-checked per layer, so this cannot
-    /// fail; an unparsable value that slipped through falls back to its default.
+    /// Applies defaults to checked options: every value was parsed into its type and
+    /// range-checked per layer, so this cannot fail.
     pub fn resolve(options: &Options) -> Settings {
         let w = options.workspace.clone().unwrap_or_default();
         let i = options.index.clone().unwrap_or_default();
@@ -82,11 +83,7 @@ impl Settings {
         Settings {
             index: IndexSettings {
                 cache_dir: cache_dir.clone(),
-                bm25_chunker: i
-                    .bm25_chunker
-                    .as_deref()
-                    .and_then(parse_chunker)
-                    .unwrap_or(ChunkerKind::Sliding),
+                bm25_chunker: i.bm25_chunker.unwrap_or(ChunkerKind::Sliding),
                 chunker,
                 workspace: WorkspaceSettings {
                     max_file_bytes: w.max_file_bytes.unwrap_or(1 << 20),
@@ -94,19 +91,12 @@ impl Settings {
                 lock_wait_ms: i.lock_wait_ms.unwrap_or(10_000),
             },
             retrieve: RetrieveSettings {
-                retriever: r
-                    .retriever
-                    .and_then(|s| s.parse().ok())
-                    .unwrap_or(DEFAULT_RETRIEVER),
+                retriever: r.retriever.unwrap_or(DEFAULT_RETRIEVER),
                 top_k: r.top_k.unwrap_or(5),
                 query_lines: r.query_lines.unwrap_or(10),
                 jaccard_query_lines: r.jaccard_query_lines.unwrap_or(20),
                 rrf_k: r.rrf_k.unwrap_or(60.0),
-                exclude: r
-                    .exclude
-                    .as_deref()
-                    .and_then(Exclude::parse)
-                    .unwrap_or_default(),
+                exclude: r.exclude.unwrap_or_default(),
                 dense: DenseSettings {
                     endpoint: d.endpoint,
                     model: d.model.unwrap_or_else(|| "default".into()),
@@ -130,38 +120,23 @@ impl Settings {
                 tokenizer: m.tokenizer,
             },
             backend: BackendSettings {
-                kind: b
-                    .kind
-                    .as_deref()
-                    .and_then(BackendKind::from_name)
-                    .unwrap_or(BackendKind::Embedded),
+                kind: b.kind.unwrap_or(BackendKind::Embedded),
                 endpoint: b.endpoint.unwrap_or_else(|| "http://127.0.0.1:8080".into()),
                 model: b.model.unwrap_or_else(|| "default".into()),
                 api_key_env: b.api_key_env,
                 timeout_ms: b.timeout_ms.unwrap_or(60_000),
                 retries: b.retries.unwrap_or(2),
                 cache_entries: b.cache_entries.unwrap_or(256),
-                fim: b
-                    .fim
-                    .as_deref()
-                    .and_then(crate::backend::FimRoute::from_name)
-                    .unwrap_or_default(),
+                fim: b.fim.unwrap_or_default(),
             },
             prompt: PromptSettings {
-                template: p.template.as_deref().and_then(Template::from_name),
-                layout: p
-                    .layout
-                    .as_deref()
-                    .and_then(crate::prompt::CrossfileLayout::from_name),
+                template: p.template.and_then(OrAuto::chosen),
+                layout: p.layout.and_then(OrAuto::chosen),
                 crossfile_tokens: p.crossfile_tokens.unwrap_or(512),
                 max_new_tokens: p.max_new_tokens.unwrap_or(50),
             },
             postprocess: PostprocessSettings {
-                unit: pp
-                    .unit
-                    .as_deref()
-                    .and_then(Unit::from_name)
-                    .unwrap_or(Unit::Line),
+                unit: pp.unit.unwrap_or(Unit::Line),
             },
             lsp: LspSettings {
                 debounce_ms: l.debounce_ms.unwrap_or(50),

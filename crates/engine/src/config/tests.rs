@@ -112,3 +112,83 @@ fn client_settings_are_checked_by_dotted_path() {
     );
     assert!(message.contains("retrieve.top_k"), "{message}");
 }
+
+/// Every named choice of the settings: its dotted key and the names its type accepts.
+fn choices() -> Vec<(&'static str, Vec<&'static str>)> {
+    use crate::choice::{Choice, OrAuto};
+    vec![
+        ("index.bm25_chunker", ChunkerKind::names().to_vec()),
+        (
+            "retrieve.exclude",
+            crate::retrieve::Exclude::names().to_vec(),
+        ),
+        (
+            "backend.kind",
+            crate::backend::BackendKind::names().to_vec(),
+        ),
+        ("backend.fim", crate::backend::FimRoute::names().to_vec()),
+        (
+            "prompt.template",
+            OrAuto::<crate::prompt::Template>::names(),
+        ),
+        (
+            "prompt.layout",
+            OrAuto::<crate::prompt::CrossfileLayout>::names(),
+        ),
+        (
+            "postprocess.unit",
+            crate::postprocess::Unit::names().to_vec(),
+        ),
+        ("arena.pairs", super::PairRule::names().to_vec()),
+    ]
+}
+
+/// A bad name names the key, the value and every name the key's type accepts; every bad key of
+/// a layer is reported, not only the first.
+#[test]
+fn a_bad_name_is_reported_with_its_key_and_the_names_from_its_type() {
+    let mut text = String::new();
+    let mut section = "";
+    for (key, _) in choices() {
+        let (table, leaf) = key.split_once('.').expect("a dotted key");
+        if table != section {
+            text.push_str(&format!("[{table}]\n"));
+            section = table;
+        }
+        text.push_str(&format!("{leaf} = \"nonesuch\"\n"));
+    }
+    let shown = Options::parse_toml(&text, file("names.toml"))
+        .expect_err("no such names")
+        .to_string();
+    for (key, names) in choices() {
+        let expected = format!("{key}: `nonesuch` is not one of {}", names.join(", "));
+        assert!(shown.contains(&expected), "{expected}\nin\n{shown}");
+    }
+    assert!(
+        shown.contains("backend.kind: `nonesuch` is not one of embedded, openai, openai-chat"),
+        "{shown}"
+    );
+}
+
+/// docs/configuration.md's line for each named choice lists every name its type accepts.
+#[test]
+fn the_configuration_doc_lists_every_name_of_each_choice() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/configuration.md");
+    let doc = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    for (key, names) in choices() {
+        let (table, leaf) = key.split_once('.').expect("a dotted key");
+        let line = doc
+            .lines()
+            .skip_while(|l| !l.starts_with(&format!("[{table}]")))
+            .skip(1)
+            .take_while(|l| !l.starts_with('['))
+            .find(|l| l.starts_with(&format!("{leaf} = ")))
+            .unwrap_or_else(|| panic!("{path}: no line for {key}"));
+        for name in names {
+            assert!(
+                line.contains(name),
+                "{path}: {key} does not list `{name}`: {line}"
+            );
+        }
+    }
+}

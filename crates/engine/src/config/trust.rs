@@ -13,6 +13,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::options::Options;
+use crate::backend::BackendKind;
 
 /// A key of a workspace's `crossfile.toml` that was not applied.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,8 +48,8 @@ impl fmt::Display for Ignored {
 }
 
 /// Backends that send the workspace's code over the network.
-fn is_remote_kind(kind: &str) -> bool {
-    !matches!(kind, "embedded" | "none")
+fn is_remote_kind(kind: &BackendKind) -> bool {
+    !matches!(kind, BackendKind::Embedded | BackendKind::None)
 }
 
 /// Whether the workspace at `root` is trusted by the user's options (`user`: the user's file)
@@ -207,8 +208,8 @@ mod tests {
         let m = options.model.expect("model kept");
         assert_eq!((m.path, m.tokenizer, m.n_ctx), (None, None, Some(1024)));
         assert_eq!(
-            options.retrieve.and_then(|r| r.retriever).as_deref(),
-            Some("jaccard")
+            options.retrieve.and_then(|r| r.retriever),
+            Some(crate::retrieve::RetrieverSpec::Jaccard)
         );
         assert!(options.trust.is_none());
     }
@@ -230,7 +231,10 @@ mod tests {
         for kind in ["embedded", "none"] {
             let mut options = parse(&format!("[backend]\nkind = \"{kind}\"\n"));
             assert!(restrict(&mut options, false).is_empty());
-            assert_eq!(options.backend.and_then(|b| b.kind).as_deref(), Some(kind));
+            assert_eq!(
+                options.backend.and_then(|b| b.kind).map(|k| k.to_string()),
+                Some(kind.to_string())
+            );
         }
     }
 

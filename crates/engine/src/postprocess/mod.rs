@@ -15,36 +15,18 @@ pub use statement::cceval_statement;
 
 use crate::lang::Language;
 
-/// What a suggestion is cut to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Unit {
-    /// Up to the first newline.
-    Line,
-    /// One statement, by CrossCodeEval's rules.
-    Statement,
-    /// A block: lines until the indentation falls below the first line's, or brackets close
-    /// (the rule is in [`block`]'s module documentation).
-    Block,
-    /// Unchanged: no cut and no overlap dropped.
-    Raw,
-}
-
-impl Unit {
-    /// The config name: `line`, `statement`, `block`, `raw`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Unit::Line => "line",
-            Unit::Statement => "statement",
-            Unit::Block => "block",
-            Unit::Raw => "raw",
-        }
-    }
-
-    /// Parses a config name.
-    pub fn from_name(name: &str) -> Option<Unit> {
-        [Unit::Line, Unit::Statement, Unit::Block, Unit::Raw]
-            .into_iter()
-            .find(|u| u.name() == name)
+crate::choice! {
+    /// What a suggestion is cut to (`[postprocess] unit`).
+    pub enum Unit {
+        /// Up to the first newline.
+        Line,
+        /// One statement, by CrossCodeEval's rules.
+        Statement,
+        /// A block: lines until the indentation falls below the first line's, or brackets close
+        /// (the rule is in [`block`]'s module documentation).
+        Block,
+        /// Unchanged: no cut and no overlap dropped.
+        Raw,
     }
 }
 

@@ -190,8 +190,8 @@ fn apply_cuts_then_drops_the_overlap() {
     let java = Language::Java;
     assert_eq!(apply(Unit::Statement, java, "f(", ");", "a);\ng();"), "a");
     assert_eq!(apply(Unit::Line, java, "", "", ""), "");
-    for unit in [Unit::Line, Unit::Statement, Unit::Block, Unit::Raw] {
-        assert_eq!(Unit::from_name(unit.name()), Some(unit));
+    for &unit in <Unit as crate::choice::Choice>::all() {
+        assert_eq!(unit.to_string().parse::<Unit>(), Ok(unit));
     }
-    assert_eq!(Unit::from_name("lines"), None);
+    assert!("lines".parse::<Unit>().is_err());
 }

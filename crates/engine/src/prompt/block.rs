@@ -16,32 +16,18 @@ pub fn crossfile_block(language: Language, hits: &[Hit]) -> String {
     render(language.comment_prefix(), &chunks, Cut::whole(&chunks))
 }
 
-/// How retrieved chunks are written before the file's own text.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum CrossfileLayout {
-    /// CrossCodeEval's: comment lines naming each chunk's file, the chunk commented out
-    /// ([`crossfile_block`]).
-    #[default]
-    Comment,
-    /// Qwen2.5-Coder's repository-level format: `<|repo_name|>{repo}\n`, each chunk as a file
-    /// entry `<|file_sep|>{path}:{first}-{last}\n{lines}\n` (1-based lines), then
-    /// `<|file_sep|>{path}\n` of the current file before its fill-in-the-middle prompt.
-    Repo,
-}
-
-impl CrossfileLayout {
-    /// The config name: `comment` or `repo`.
-    pub fn name(self) -> &'static str {
-        match self {
-            CrossfileLayout::Comment => "comment",
-            CrossfileLayout::Repo => "repo",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<CrossfileLayout> {
-        [CrossfileLayout::Comment, CrossfileLayout::Repo]
-            .into_iter()
-            .find(|layout| layout.name() == name)
+crate::choice! {
+    /// How retrieved chunks are written before the file's own text.
+    #[derive(Default)]
+    pub enum CrossfileLayout {
+        /// CrossCodeEval's: comment lines naming each chunk's file, the chunk commented out
+        /// ([`crossfile_block`]).
+        #[default]
+        Comment,
+        /// Qwen2.5-Coder's repository-level format: `<|repo_name|>{repo}\n`, each chunk as a file
+        /// entry `<|file_sep|>{path}:{first}-{last}\n{lines}\n` (1-based lines), then
+        /// `<|file_sep|>{path}\n` of the current file before its fill-in-the-middle prompt.
+        Repo,
     }
 }
 

@@ -150,7 +150,7 @@ fn random_budgets_never_overflow() {
             .collect();
         let left = text(&mut rng, 200);
         let right = text(&mut rng, 100);
-        let template = Template::ALL[round % Template::ALL.len()];
+        let template = Template::DETECTION_ORDER[round % Template::DETECTION_ORDER.len()];
         let tokenizer = CharTokenizer::taxing(&template.fim_tokens().unwrap_or_default());
         let budget = Budget {
             context_tokens: rng.below(600) as u32,

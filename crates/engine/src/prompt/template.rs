@@ -2,46 +2,34 @@
 
 use crate::tokenize::Tokenizer;
 
-/// How the parts of a prompt are laid out for the model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Template {
-    /// Cross-file block and left context only; the model continues the text.
-    Plain,
-    /// `<fim_prefix>…<fim_suffix>…<fim_middle>` (StarCoder, SantaCoder, StableCode).
-    StarCoder,
-    /// `<PRE> … <SUF>… <MID>` (Code Llama).
-    CodeLlama,
-    /// `<｜fim▁begin｜>…<｜fim▁hole｜>…<｜fim▁end｜>` (DeepSeek-Coder).
-    DeepSeek,
-    /// `<|fim_prefix|>…<|fim_suffix|>…<|fim_middle|>` (Qwen2.5-Coder).
-    Qwen,
+crate::choice! {
+    /// How the parts of a prompt are laid out for the model (`[prompt] template`, or `auto`).
+    pub enum Template {
+        /// Cross-file block and left context only; the model continues the text.
+        Plain,
+        /// `<fim_prefix>…<fim_suffix>…<fim_middle>` (StarCoder, SantaCoder, StableCode).
+        #[strum(serialize = "starcoder")]
+        StarCoder,
+        /// `<PRE> … <SUF>… <MID>` (Code Llama).
+        #[strum(serialize = "codellama")]
+        CodeLlama,
+        /// `<｜fim▁begin｜>…<｜fim▁hole｜>…<｜fim▁end｜>` (DeepSeek-Coder).
+        #[strum(serialize = "deepseek")]
+        DeepSeek,
+        /// `<|fim_prefix|>…<|fim_suffix|>…<|fim_middle|>` (Qwen2.5-Coder).
+        Qwen,
+    }
 }
 
 impl Template {
     /// Every template, FIM ones in detection order.
-    pub const ALL: [Template; 5] = [
+    pub const DETECTION_ORDER: [Template; 5] = [
         Template::Qwen,
         Template::DeepSeek,
         Template::StarCoder,
         Template::CodeLlama,
         Template::Plain,
     ];
-
-    /// The config name: `plain`, `starcoder`, `codellama`, `deepseek`, `qwen`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Template::Plain => "plain",
-            Template::StarCoder => "starcoder",
-            Template::CodeLlama => "codellama",
-            Template::DeepSeek => "deepseek",
-            Template::Qwen => "qwen",
-        }
-    }
-
-    /// Parses a config name.
-    pub fn from_name(name: &str) -> Option<Template> {
-        Template::ALL.into_iter().find(|t| t.name() == name)
-    }
 
     /// The FIM special tokens (prefix, suffix, middle) as they appear in the vocabulary.
     ///
@@ -64,7 +52,7 @@ impl Template {
     /// Tokens are looked up exactly, so Qwen's `<|fim_prefix|>` and StarCoder's `<fim_prefix>`
     /// are never confused; a vocabulary with only some of a family's tokens is not that family.
     pub fn detect(tokenizer: &dyn Tokenizer) -> Template {
-        Template::ALL
+        Template::DETECTION_ORDER
             .into_iter()
             .find(|t| t.is_in_vocabulary(tokenizer))
             .unwrap_or(Template::Plain)

@@ -52,20 +52,20 @@ fn detection_reads_the_vocabulary() {
             "{vocab:?}"
         );
     }
-    for template in Template::ALL {
+    for template in Template::DETECTION_ORDER {
         let tokens = template.fim_tokens().unwrap_or_default();
         assert_eq!(Template::detect(&CharTokenizer::new(&tokens)), template);
-        assert_eq!(Template::from_name(template.name()), Some(template));
+        assert_eq!(template.to_string().parse::<Template>(), Ok(template));
         assert_eq!(template.is_fim(), template.fim_tokens().is_some());
     }
-    assert_eq!(Template::from_name("llama"), None);
+    assert!("llama".parse::<Template>().is_err());
 }
 
 #[test]
 fn templates_lay_out_prefix_and_suffix() {
-    let rendered: Vec<String> = Template::ALL
+    let rendered: Vec<String> = Template::DETECTION_ORDER
         .into_iter()
-        .map(|t| format!("{:<9} {:?}", t.name(), t.render("PRE\n", "SUF")))
+        .map(|t| format!("{:<9} {:?}", t.to_string(), t.render("PRE\n", "SUF")))
         .collect();
     expect![[r#"
         qwen      "<|fim_prefix|>PRE\n<|fim_suffix|>SUF<|fim_middle|>"
@@ -357,7 +357,7 @@ fn degenerate_budgets_do_not_panic() {
     let hits = [hit("a.py", "x = 1"), hit("b.py", "")];
     for left in ["", "x", "😀\r\n😀", "\n\n"] {
         for (context_tokens, max_new_tokens, crossfile_tokens) in budgets {
-            for template in Template::ALL {
+            for template in Template::DETECTION_ORDER {
                 let budget = Budget {
                     context_tokens,
                     max_new_tokens,

@@ -7,37 +7,24 @@ use std::ops::Range;
 
 use super::Query;
 
-/// What of the cursor's own file retrieval may not return.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Exclude {
-    /// Nothing: a chunk of the cursor's own file ranks like any other, even one that overlaps
-    /// the lines the prompt shows anyway (the index never holds the reference).
-    None,
-    /// The chunks that overlap the query's own window: the cursor's line and the
-    /// [`super::OWN_REGION_LINES`] lines before it ([`Query::own_region`]).
-    #[default]
-    Window,
-    /// Every chunk of the cursor's own file: only other files' chunks, as CrossCodeEval's
-    /// template ("fragments from other files") says.
-    File,
+crate::choice! {
+    /// What of the cursor's own file retrieval may not return (`[retrieve] exclude`).
+    #[derive(Default)]
+    pub enum Exclude {
+        /// Nothing: a chunk of the cursor's own file ranks like any other, even one that overlaps
+        /// the lines the prompt shows anyway (the index never holds the reference).
+        None,
+        /// The chunks that overlap the query's own window: the cursor's line and the
+        /// [`super::OWN_REGION_LINES`] lines before it ([`Query::own_region`]).
+        #[default]
+        Window,
+        /// Every chunk of the cursor's own file: only other files' chunks, as CrossCodeEval's
+        /// template ("fragments from other files") says.
+        File,
+    }
 }
 
 impl Exclude {
-    /// Every setting, as `retrieve.exclude` names them.
-    pub const ALL: [Exclude; 3] = [Exclude::None, Exclude::Window, Exclude::File];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Exclude::None => "none",
-            Exclude::Window => "window",
-            Exclude::File => "file",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Exclude> {
-        Exclude::ALL.into_iter().find(|e| e.name() == name)
-    }
-
     /// Whether a chunk of `path` covering `lines` (0-based, half-open) is left out at `query`.
     pub fn leaves_out(self, query: &Query, path: &str, lines: &Range<u32>) -> bool {
         match self {
@@ -52,6 +39,7 @@ impl Exclude {
 mod tests {
     use super::*;
     use crate::Position;
+    use crate::choice::Choice;
 
     #[test]
     fn each_setting_leaves_out_its_own_part_of_the_cursors_file() {
@@ -64,10 +52,10 @@ mod tests {
         assert!(left_out(Exclude::Window, &inside));
         assert!(!left_out(Exclude::Window, &before) && !left_out(Exclude::Window, &after));
         assert!(left_out(Exclude::File, &before) && left_out(Exclude::File, &after));
-        for e in Exclude::ALL {
+        for &e in Exclude::all() {
             assert!(!e.leaves_out(&q, "pkg/other.py", &inside), "{e:?}");
-            assert_eq!(Exclude::parse(e.name()), Some(e));
+            assert_eq!(e.name().parse::<Exclude>(), Ok(e));
         }
-        assert_eq!(Exclude::parse("files"), None);
+        assert!("files".parse::<Exclude>().is_err());
     }
 }

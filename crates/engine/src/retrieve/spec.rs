@@ -85,6 +85,14 @@ impl RetrieverSpec {
     }
 }
 
+/// A setting's spec (`[retrieve] retriever`), read as `--retriever` is.
+impl<'de> serde::Deserialize<'de> for RetrieverSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let spec = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(deserializer)?;
+        spec.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 impl FromStr for RetrieverSpec {
     type Err = RetrieveError;
 

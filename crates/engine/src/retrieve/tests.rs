@@ -221,7 +221,7 @@ fn ties_break_by_path_then_line_and_the_own_region_is_never_returned() {
 fn the_own_file_ranks_only_when_nothing_is_excluded() {
     let mut f = fixture();
     for spec in ["bm25", "jaccard"] {
-        for exclude in Exclude::ALL {
+        for &exclude in <Exclude as crate::choice::Choice>::all() {
             f.settings.exclude = exclude;
             let hits = ranked(&f, spec, 20);
             let own = hits.iter().filter(|h| h.path == QUERY_FILE).count();

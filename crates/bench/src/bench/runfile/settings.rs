@@ -110,19 +110,19 @@ impl RunSettings {
         let r = &settings.retrieve;
         let c = &settings.index.chunker;
         Ok(RunSettings {
-            backend: settings.backend.kind.name().to_string(),
+            backend: settings.backend.kind.to_string(),
             model,
             model_sha256,
             n_ctx: settings.model.n_ctx,
-            template: completer.template().name().to_string(),
-            layout: Some(completer.layout().name().to_string()),
+            template: completer.template().to_string(),
+            layout: Some(completer.layout().to_string()),
             top_k: asks.top_k,
             max_new_tokens: asks.max_new_tokens,
             retrieval: serde_json::json!({
                 "query_lines": r.query_lines,
                 "jaccard_query_lines": r.jaccard_query_lines,
                 "rrf_k": r.rrf_k,
-                "exclude": r.exclude.name(),
+                "exclude": r.exclude.to_string(),
                 "bm25_chunker": format!("{:?}", settings.index.bm25_chunker).to_lowercase(),
                 "fixed_lines": c.fixed_lines,
                 "sliding_lines": c.sliding_lines,

@@ -308,7 +308,7 @@ fn with_completion(base: RunRecord, made: Made<'_>) -> RunRecord {
         raw_suggestion: c.raw_suggestion,
         suggestion: c.suggestion,
         backend: completer.backend().name().to_string(),
-        template: completer.template().name().to_string(),
+        template: completer.template().to_string(),
         timings_ms: StageTimings {
             retrieve: c.timings.retrieve_ms,
             prompt: c.timings.prompt_ms,

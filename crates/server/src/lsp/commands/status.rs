@@ -122,7 +122,7 @@ fn backend_status(settings: &Settings) -> BackendStatus {
     let backend = &settings.backend;
     let remote = !matches!(backend.kind, BackendKind::Embedded | BackendKind::None);
     BackendStatus {
-        kind: backend.kind.name().to_string(),
+        kind: backend.kind.to_string(),
         endpoint: remote.then(|| backend.endpoint.clone()),
         model: remote.then(|| backend.model.clone()),
     }
