@@ -125,6 +125,63 @@ fn every_dependency_is_explained_in_architecture_md() {
     );
 }
 
+/// How ARCHITECTURE.md names a source: its path under its crate's `src/` (`report/html/charts.rs`),
+/// a folder's `mod.rs` by the folder (`report/html/`).
+fn map_name(rel: &str) -> String {
+    match rel.strip_suffix("/mod.rs") {
+        Some(folder) => format!("{folder}/"),
+        None => rel.to_string(),
+    }
+}
+
+/// Whether `doc` has `name` as a whole path: not inside a longer one (`html/charts.rs` is not
+/// named by `report/html/charts.rs`, nor `retrieve/` by `retrieve/bm25.rs`).
+fn names_path(doc: &str, name: &str) -> bool {
+    let path_char = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '/' | '.');
+    doc.match_indices(name).any(|(at, _)| {
+        let before = doc[..at].chars().next_back();
+        let mut after = doc[at + name.len()..].chars();
+        // A full stop ends a sentence, not a path, unless a name goes on after it.
+        let goes_on = match after.next() {
+            Some('.') => after.next().is_some_and(char::is_alphanumeric),
+            next => next.is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '/')),
+        };
+        !before.is_some_and(path_char) && !goes_on
+    })
+}
+
+#[test]
+fn a_map_name_is_a_whole_path() {
+    assert_eq!(map_name("report/html/mod.rs"), "report/html/");
+    assert_eq!(map_name("report/html/charts.rs"), "report/html/charts.rs");
+    assert_eq!(map_name("lib.rs"), "lib.rs");
+    let doc = "`report/html/charts.rs`, `retrieve/bm25.rs` and `lsp/ext.rs`.";
+    assert!(names_path(doc, "report/html/charts.rs") && names_path(doc, "lsp/ext.rs"));
+    assert!(!names_path(doc, "html/charts.rs"));
+    assert!(!names_path(doc, "retrieve/"));
+    assert!(!names_path(doc, "lsp/ext"));
+    assert!(names_path("the folder retrieve/.", "retrieve/"));
+}
+
+/// ARCHITECTURE.md's code map names every source file of every crate by its path under the
+/// crate's `src/` (a folder's `mod.rs` by the folder), so a new file fails here until the map
+/// says what it is for.
+#[test]
+fn architecture_md_names_every_source_file() {
+    let doc = std::fs::read_to_string(project().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let missing: Vec<String> = sources()
+        .iter()
+        .filter(|s| !names_path(&doc, &map_name(&s.rel)))
+        .map(|s| format!("{}: name it as `{}`", s.path, map_name(&s.rel)))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md does not name these source files (each by its path under its crate's \
+         `src/`, a folder's `mod.rs` by the folder) in the code map:\n{}",
+        missing.join("\n")
+    );
+}
+
 /// The first path segment of every `crate::…` path in `text` (`crate::{a, b::c}` gives `a`, `b`).
 fn crate_modules(text: &str) -> Vec<String> {
     modules_after(text, "crate::")

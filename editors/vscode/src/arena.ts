@@ -14,12 +14,11 @@
 
 import * as vscode from 'vscode';
 import { battleOf, endAfter, itemText, REVEAL_COMMAND, revealSummary, revealText, VOTE_COMMAND } from './battle';
-import type { ArenaReveal, ArenaVoteAnswer } from './protocol';
+import type { ArenaVoteResult, Execute } from './protocol';
 import type { BattleEnd } from './render';
 import { ArenaView } from './views';
 
 type Answer = vscode.InlineCompletionItem[] | vscode.InlineCompletionList | null | undefined;
-type Execute = <T>(command: string, argument?: unknown) => Promise<T>;
 
 /** The context key the Shift+Tab and Escape bindings require (package.json). */
 const CONTEXT_KEY = 'crossfile.arenaBattle';
@@ -187,13 +186,13 @@ export class Arena implements vscode.Disposable {
       if (this.expected?.id === id) this.expected.arrived();
     }
     const sent = Promise.resolve(send());
-    this.track(sent.then((a) => this.logVote(args[0], a as ArenaVoteAnswer | undefined), (e: unknown) => this.failed(e)));
+    this.track(sent.then((a) => this.logVote(args[0], a as ArenaVoteResult | undefined), (e: unknown) => this.failed(e)));
     return sent;
   }
 
   /** Crossfile: Arena Reveal Last: the server's last recorded battle, arms named. */
   async revealLast(): Promise<void> {
-    const reveal = await this.execute<ArenaReveal>(REVEAL_COMMAND, {});
+    const reveal = await this.execute(REVEAL_COMMAND, {});
     if (!this.output) this.output = vscode.window.createOutputChannel('crossfile arena');
     this.output.replace(revealText(reveal));
     this.output.show(true);
@@ -201,7 +200,7 @@ export class Arena implements vscode.Disposable {
   }
 
   private vote(battle: number, pick: 1 | 2 | null): Promise<void> {
-    const sent = this.execute<ArenaVoteAnswer>(VOTE_COMMAND, { battle, pick }).then(
+    const sent = this.execute(VOTE_COMMAND, { battle, pick }).then(
       (a) => this.logVote({ battle, pick }, a),
       (e: unknown) => this.failed(e),
     );
@@ -209,7 +208,7 @@ export class Arena implements vscode.Disposable {
     return sent;
   }
 
-  private logVote(argument: unknown, answer: ArenaVoteAnswer | undefined): void {
+  private logVote(argument: unknown, answer: ArenaVoteResult | undefined): void {
     const said = answer ? (answer.recorded ? `recorded in ${answer.votes}` : 'not recorded (the battle was no longer pending)') : 'no answer';
     this.log(`arena: vote ${JSON.stringify(argument)}: ${said}`);
   }

@@ -5,7 +5,7 @@
 // order to show them, each carrying the command `crossfile.arenaVote {battle, pick}`; nothing
 // says which arm made which (docs/lsp-extensions.md, issue 34).
 
-import type { ArenaReveal, Metrics } from './protocol';
+import type { ArenaRevealResult } from './protocol';
 
 /** The server command that records a battle's vote (`{battle, pick: 1 | 2 | null}`). */
 export const VOTE_COMMAND = 'crossfile.arenaVote';
@@ -30,22 +30,21 @@ export function battleOf(items: readonly ItemLike[]): number | undefined {
   return typeof battle === 'number' ? battle : undefined;
 }
 
-function metricsText(metrics: Metrics | undefined): string {
+function metricsText(metrics: Record<string, number | null> | undefined): string {
   if (!metrics) return '';
   // As the server gives them (the benchmark's own scale), numbers to three decimals at most.
-  const parts = Object.entries(metrics).map(([k, v]) =>
-    `${k} ${typeof v === 'number' ? String(Number(v.toFixed(3))) : v !== null && typeof v === 'object' ? `error: ${v.error}` : String(v)}`);
+  const parts = Object.entries(metrics).map(([k, v]) => `${k} ${typeof v === 'number' ? String(Number(v.toFixed(3))) : '–'}`);
   return parts.length ? parts.join(', ') : '';
 }
 
 /** One line: which arm made each suggestion and which was picked. */
-export function revealSummary(r: ArenaReveal): string {
+export function revealSummary(r: ArenaRevealResult): string {
   const picked = r.picked === null ? 'no choice' : `picked ${r.picked} (${r.arms[r.picked - 1] ?? '?'})`;
   return `crossfile arena, battle ${r.battle} at ${r.path}:${r.line}:${r.col}: 1 = ${r.arms[0] ?? '?'}, 2 = ${r.arms[1] ?? '?'}; ${picked}`;
 }
 
 /** The revealed battle as plain text (the output channel "crossfile arena"). */
-export function revealText(r: ArenaReveal): string {
+export function revealText(r: ArenaRevealResult): string {
   const out = [revealSummary(r), ''];
   for (const i of [0, 1]) {
     const latency = r.latencyMs[i] === undefined ? '' : `, ${Math.round(r.latencyMs[i])} ms`;

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { DidChangeConfigurationNotification, ExecuteCommandRequest, InlineCompletionRequest, type LanguageClient, type Middleware } from 'vscode-languageclient/node';
 import { Arena, isBattle } from './arena';
 import { VOTE_COMMAND } from './battle';
-import type { CompareAnswer, ContextAnswer, RetrieverInfo, StatusAnswer } from './protocol';
+import type { Execute, StatusResult } from './protocol';
 import { type Answer, InlineRequests, type Next } from './inline';
 import { Replay } from './replay';
 import { RECENT_LINES, RecentLines, recentLinesParams, shownLines } from './recentLines';
@@ -58,10 +58,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const inline = new InlineRequests(trace);
   context.subscriptions.push(status, inline);
 
-  const execute = async <T>(command: string, argument?: unknown): Promise<T> => {
+  const execute: Execute = async (command, argument) => {
     if (!client) throw new Error('crossfile: the server is not running (see the setting crossfile.serverPath)');
     const args = argument === undefined ? [] : [argument];
-    return (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args })) as T;
+    return (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args })) as Awaited<ReturnType<Execute>>;
   };
   // The output of a scored body's tests (EvoCodeBench), made when first shown.
   let testOutput: vscode.OutputChannel | undefined;
@@ -77,8 +77,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   // The status item's tooltip follows the server's `crossfile.status`: followStatus(ms) asks once,
   // ms later (calls in the meantime fold into it), and again every 2 s while an index is building.
   let statusTimer: NodeJS.Timeout | undefined;
-  const askStatus = async (): Promise<StatusAnswer> => {
-    const answer = await execute<StatusAnswer>('crossfile.status');
+  const askStatus = async (): Promise<StatusResult> => {
+    const answer = await execute('crossfile.status');
     status.serverStatus(answer);
     if (answer.folders.some((f) => f.index === 'building')) followStatus(2_000);
     return answer;
@@ -96,7 +96,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   let lastDocument: vscode.Uri | undefined;
   const followLast = async (document: vscode.TextDocument): Promise<void> => {
     lastDocument = document.uri;
-    const answer = await execute<ContextAnswer | null>('crossfile.context', { uri: document.uri.toString() });
+    const answer = await execute('crossfile.context', { uri: document.uri.toString() });
     if (!answer) return;
     status.completed(answer.retriever, answer.latencyMs, answer.model);
     followStatus(3_000);
@@ -163,7 +163,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (!editor) throw new Error('crossfile: open a file and put the cursor where to compare');
     const defaults = vscode.workspace.getConfiguration('crossfile').get<string[]>('compare.retrievers') ?? [];
     // The specs the server accepts, with what each needs; the user's defaults picked.
-    const items = retrieverItems(await execute<RetrieverInfo[]>('crossfile.retrievers'), defaults);
+    const items = retrieverItems(await execute('crossfile.retrievers'), defaults);
     const picked = await vscode.window.showQuickPick(items, { canPickMany: true, title: 'crossfile: retrievers to compare', ignoreFocusOut: true });
     if (!picked || picked.length === 0) return;
     const specs: string[] = [];
@@ -188,7 +188,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const answer = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `crossfile: comparing ${specs.length} retrievers…` },
       () =>
-        execute<CompareAnswer>('crossfile.compare', {
+        execute('crossfile.compare', {
           uri: editor.document.uri.toString(),
           position: { line: editor.selection.active.line, character: editor.selection.active.character },
           retrievers: specs,
@@ -213,7 +213,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   register('crossfile.showContext', async () => {
     // The active editor's last completion, else (a webview has the focus) the last one anywhere.
     const uri = vscode.window.activeTextEditor?.document.uri ?? lastDocument;
-    contextView.show(uri ? await execute<ContextAnswer | null>('crossfile.context', { uri: uri.toString() }) : null);
+    contextView.show(uri ? await execute('crossfile.context', { uri: uri.toString() }) : null);
   });
 
   const located = locate(vscode.workspace.getConfiguration('crossfile').get<string>('serverPath') ?? '', context.extensionPath);

@@ -1,14 +1,15 @@
 // The HTML bodies of the compare and context views, from the server's answers (escaped; no
 // computation beyond formatting). No vscode import, so it can be unit-tested.
 
-import type { Chunk, CompareAnswer, CompareResult, ContextAnswer, DiffRun, Metrics, Outcome, PromptTokens } from './protocol';
+import type { ChunkInfo, CompareResult, CompareColumn, ContextResult, DiffRun, Metrics, TestOutcome, PromptTokens } from './protocol';
+import { scoresOf } from './scores';
 import { escapeHtml as h } from './webview';
 
 function num(value: unknown, digits = 1): string {
   return typeof value === 'number' ? String(Number(value.toFixed(digits))) : '–';
 }
 
-function chunkLink(c: Chunk): string {
+function chunkLink(c: ChunkInfo): string {
   const lines = c.startLine !== null && c.endLine !== null ? `:${c.startLine}-${c.endLine}` : '';
   const origin = c.origin ? ` · <span class="origin">${h(c.origin)}</span>` : '';
   const source = c.source ? ` · <span class="source">${h(c.source)}</span>` : '';
@@ -24,10 +25,11 @@ function tokens(t: PromptTokens | undefined): string {
 
 function metrics(m: Metrics | undefined): string {
   if (!m) return '';
-  const rows = Object.entries(m).map(([k, v]) => {
-    const shown = typeof v === 'object' && v !== null ? `<span class="error">${h(v.error)}</span>` : h(num(v, 2));
-    return `<tr><th>${h(k)}</th><td class="metric" data-metric="${h(k)}">${shown}</td></tr>`;
-  });
+  const scores = scoresOf(m);
+  if (typeof scores.error === 'string') return `<div class="error">${h(scores.error)}</div>`;
+  const rows = Object.entries(scores).map(
+    ([k, v]) => `<tr><th>${h(k)}</th><td class="metric" data-metric="${h(k)}">${h(num(v, 2))}</td></tr>`,
+  );
   return `<table class="metrics">${rows.join('')}</table>`;
 }
 
@@ -42,7 +44,7 @@ function diff(runs: DiffRun[] | undefined): string {
 }
 
 /** A body's tests: the status, each test with its time, and the output of the one that did not pass. */
-export function outcomeHtml(o: Outcome | undefined): string {
+export function outcomeHtml(o: TestOutcome | undefined): string {
   if (!o) return '';
   const rows = o.tests
     .map((t) => `<tr><th>${h(t.id)}</th><td class="test ${h(t.status)}">${h(t.status)}</td><td>${num(t.secs, 1)} s</td></tr>`)
@@ -54,17 +56,17 @@ export function outcomeHtml(o: Outcome | undefined): string {
 ${message}<table class="tests">${rows}</table>${output}`;
 }
 
-function column(r: CompareResult): string {
+function column(r: CompareColumn): string {
   const badge = r.upperBound ? ' <span class="badge" title="it sees the reference">upper bound</span>' : '';
+  const open = `<div class="column${r.upperBound ? ' upper' : ''}" data-retriever="${h(r.retriever)}">`;
+  if ('error' in r) return `${open}<h2>${h(r.retriever)}${badge}</h2><div class="error">${h(r.error)}</div></div>`;
   const overlap = r.overlap !== undefined
     ? ` <span class="overlap" title="share of the reference's identifiers the chunks hold">overlap ${num(r.overlap, 2)}</span>`
     : '';
-  const head = `<h2>${h(r.retriever)}${badge}${overlap}</h2>`;
-  if (r.error) return `<div class="column${r.upperBound ? ' upper' : ''}" data-retriever="${h(r.retriever)}">${head}<div class="error">${h(r.error)}</div></div>`;
-  return `<div class="column${r.upperBound ? ' upper' : ''}" data-retriever="${h(r.retriever)}">${head}
-<div class="chunks">${(r.chunks ?? []).map(chunkLink).join('') || '<div class="muted">no chunks</div>'}</div>
+  return `${open}<h2>${h(r.retriever)}${badge}${overlap}</h2>
+<div class="chunks">${r.chunks.map(chunkLink).join('') || '<div class="muted">no chunks</div>'}</div>
 ${tokens(r.promptTokens)}
-<div>suggestion:</div><pre class="suggestion">${h(r.suggestion ?? '')}</pre>
+<div>suggestion:</div><pre class="suggestion">${h(r.suggestion)}</pre>
 ${diff(r.diff)}
 <div>latency: ${num(r.latencyMs, 0)} ms</div>
 ${r.body !== undefined ? `<div>body tested:</div><pre class="body">${h(r.body)}</pre>` : ''}
@@ -72,13 +74,13 @@ ${outcomeHtml(r.outcome)}
 ${metrics(r.metrics)}</div>`;
 }
 
-export function compareBody(a: CompareAnswer): string {
+export function compareBody(a: CompareResult): string {
   const where = `${h(a.uri)}:${a.position.line + 1}:${a.position.character + 1}`;
   const ref = a.reference !== null ? `<div>reference (case ${h(a.caseId ?? '')}):</div><pre class="reference">${h(a.reference)}</pre>` : '';
   return `<h1>Compare at ${where}</h1>${ref}<div class="columns">${a.results.map(column).join('')}</div>`;
 }
 
-export function contextBody(a: ContextAnswer | null): string {
+export function contextBody(a: ContextResult | null): string {
   if (!a) return '<h1>crossfile context</h1><p class="muted">No completion yet: type in a Python, Java, TypeScript or C# file.</p>';
   const where = `${h(a.uri)}:${a.position.line + 1}:${a.position.character + 1}`;
   const chunks = (a.chunks ?? []).map((c) => `${chunkLink(c)}<pre class="chunk-text">${h(c.text ?? '')}</pre>`).join('');

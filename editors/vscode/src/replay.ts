@@ -2,11 +2,10 @@
 // folder (both remembered per workspace) and the case; the server lays the case out and scores it.
 
 import * as vscode from 'vscode';
-import type { CaseRow, ReplayAnswer, ScoreAnswer } from './protocol';
+import type { CaseRow, Execute, ReplayCaseResult, ScoreResult } from './protocol';
 import { benchmarkName, headline, metricsLine } from './scores';
 import type { Status } from './status';
 
-export type Execute = <T>(command: string, argument?: unknown) => Promise<T>;
 
 const CASES_KEY = 'crossfile.replay.cases';
 const REPOS_KEY = 'crossfile.replay.repos';
@@ -78,7 +77,7 @@ export class Replay {
     if (!repos) return;
     await this.state.update(CASES_KEY, cases);
     await this.state.update(REPOS_KEY, repos);
-    const rows = await this.execute<CaseRow[]>('crossfile.listCases', { cases });
+    const rows = await this.execute('crossfile.listCases', { cases });
     if (rows.length === 0) {
       void vscode.window.showWarningMessage(`crossfile: no usable case in ${cases}`);
       return;
@@ -87,17 +86,17 @@ export class Replay {
     if (!row) return;
     // The setting applies to EvoCodeBench cases only; the server ignores it for the others.
     const setting = vscode.workspace.getConfiguration('crossfile').get<string>('replay.evocodebenchSetting');
-    await this.open(await this.execute<ReplayAnswer>('crossfile.replayCase', { cases, repos, case: row.id, setting }));
+    await this.open(await this.execute('crossfile.replayCase', { cases, repos, case: row.id, setting }));
   }
 
   async step(command: 'crossfile.nextCase' | 'crossfile.previousCase'): Promise<void> {
     if (!this.caseId) throw new Error('crossfile: no case is being replayed: run "Crossfile: Replay Case" first');
-    await this.open(await this.execute<ReplayAnswer>(command));
+    await this.open(await this.execute(command));
   }
 
-  async score(): Promise<ScoreAnswer> {
+  async score(): Promise<ScoreResult> {
     if (!this.caseId || !this.uri) throw new Error('crossfile: no case is being replayed: run "Crossfile: Replay Case" first');
-    const answer = await this.execute<ScoreAnswer>('crossfile.score', { caseId: this.caseId, uri: this.uri.toString() });
+    const answer = await this.execute('crossfile.score', { caseId: this.caseId, uri: this.uri.toString() });
     this.status.scored(headline(answer.benchmark, answer.metrics));
     const metrics = metricsLine(answer.benchmark, answer.metrics);
     const said = `crossfile: case ${answer.caseId} (${benchmarkName(answer.benchmark)}, scored ${answer.scored}): ${metrics}`;
@@ -116,7 +115,7 @@ export class Replay {
   }
 
   /** Every test run on the body, with its output, in the crossfile output channel. */
-  private showOutput(answer: ScoreAnswer): void {
+  private showOutput(answer: ScoreResult): void {
     const channel = this.output();
     channel.appendLine(`case ${answer.caseId}: ${answer.outcome?.status ?? ''}`);
     for (const t of answer.outcome?.tests ?? []) {
@@ -128,7 +127,7 @@ export class Replay {
   }
 
   /** Opens the case's document (with the server's text) at its cursor and asks for ghost text. */
-  private async open(answer: ReplayAnswer): Promise<void> {
+  private async open(answer: ReplayCaseResult): Promise<void> {
     const uri = vscode.Uri.parse(answer.uri);
     const previous = this.uri;
     if (previous && previous.toString() !== uri.toString()) await closeWithoutSaving(previous);

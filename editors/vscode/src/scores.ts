@@ -40,31 +40,34 @@ export function metricLabel(key: string): string {
 
 /**
  * One metric's value in its benchmark's scale: 0–100 with one decimal (`71.4`), 0–1 with three
- * (`0.714`), whole numbers as they are; a metric that could not be computed says so.
+ * (`0.714`), whole numbers as they are; `–` for no value.
  */
-export function formatMetric(benchmark: string, key: string, value: Metrics[string] | undefined): string {
-  if (typeof value === 'number') {
-    if (Number.isInteger(value)) return String(value);
-    const digits = PERCENT[benchmark]?.has(key) ? 1 : 3;
-    return String(Number(value.toFixed(digits)));
-  }
-  if (typeof value === 'object' && value !== null) return `not computed (${value.error})`;
-  if (typeof value === 'string') return value;
-  return '–';
+export function formatMetric(benchmark: string, key: string, value: number | null | undefined): string {
+  if (typeof value !== 'number') return '–';
+  if (Number.isInteger(value)) return String(value);
+  const digits = PERCENT[benchmark]?.has(key) ? 1 : 3;
+  return String(Number(value.toFixed(digits)));
+}
+
+/** A case's scores by metric, or why it has none. */
+export function scoresOf(metrics: Metrics): Record<string, number> | { error: string } {
+  const error = (metrics as { error?: unknown }).error;
+  return typeof error === 'string' ? { error } : (metrics as Record<string, number>);
 }
 
 /** Every metric, `ES 71.4 · EM 0 · …`, or why there are none. */
 export function metricsLine(benchmark: string, metrics: Metrics): string {
-  if (typeof metrics['error'] === 'string') return `not scored: ${metrics['error']}`;
-  return Object.entries(metrics)
-    .map(([k, v]) => `${metricLabel(k)} ${formatMetric(benchmark, k, v)}`)
+  const scores = scoresOf(metrics);
+  if (typeof scores.error === 'string') return `not scored: ${scores.error}`;
+  return Object.entries(scores)
+    .map(([k, v]) => `${metricLabel(k)} ${formatMetric(benchmark, k, v as number)}`)
     .join(' · ');
 }
 
 /** The status bar's part: the benchmark and its headline metric, `CrossCodeEval ES 71.4`, `RepoEval ES 0.714`. */
 export function headline(benchmark: string, metrics: Metrics): string | undefined {
   const key = BENCHMARKS[benchmark]?.headline ?? 'es';
-  const value = metrics[key];
+  const value = (scoresOf(metrics) as Record<string, unknown>)[key];
   if (typeof value !== 'number') return undefined;
   return `${benchmarkName(benchmark)} ${metricLabel(key)} ${formatMetric(benchmark, key, value)}`;
 }

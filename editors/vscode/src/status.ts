@@ -5,7 +5,7 @@
 // focus), not in another file; its tooltip is the server's last `crossfile.status`.
 
 import * as vscode from 'vscode';
-import type { StatusAnswer } from './protocol';
+import type { StatusResult } from './protocol';
 import { caseLabel } from './scores';
 import { type Launch, statusMarkdown } from './statusReport';
 
@@ -16,7 +16,7 @@ export class Status implements vscode.Disposable {
   private latencyMs: number | undefined;
   private replay: { index: number; count: number; category?: string; uri: string } | undefined;
   private score: string | undefined;
-  private server: StatusAnswer | undefined;
+  private server: StatusResult | undefined;
   private launch: Launch | undefined;
   // Until the server has answered `initialize` (`ready()`), so the bare name never shows early.
   private note: string | undefined = 'starting…';
@@ -59,7 +59,7 @@ export class Status implements vscode.Disposable {
   }
 
   /** The server's `crossfile.status`, shown in the tooltip. */
-  serverStatus(answer: StatusAnswer): void {
+  serverStatus(answer: StatusResult): void {
     this.server = answer;
     this.render();
   }

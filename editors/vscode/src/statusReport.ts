@@ -3,7 +3,7 @@
 // unit-tested.
 
 import { type Located, sourceText } from './locate';
-import type { ArenaStatus, FolderStatus, StatusAnswer } from './protocol';
+import type { ArenaStatus, FolderStatus, StatusResult } from './protocol';
 
 /** One line of the report; `warn`: something the user may want to act on. */
 export interface Fact {
@@ -12,7 +12,7 @@ export interface Fact {
   warn?: boolean;
 }
 
-function modelFact(s: StatusAnswer): Fact {
+function modelFact(s: StatusResult): Fact {
   const m = s.model;
   const from = m.source === 'path' ? `model.path ${m.file}` : `catalogue${m.name ? ` ${m.name}` : ''}, ${m.file}`;
   // Any other backend reads at most the file's vocabulary (token budgets), never its weights.
@@ -25,7 +25,7 @@ function modelFact(s: StatusAnswer): Fact {
   return { label: 'model', text: `${m.label} (${from})${use}: ${state}`, warn: embedded && !m.present && !m.downloading };
 }
 
-function backendFact(s: StatusAnswer): Fact {
+function backendFact(s: StatusResult): Fact {
   const b = s.backend;
   if (b.kind === 'embedded') return { label: 'backend', text: 'embedded (in-process)' };
   if (!b.endpoint) return { label: 'backend', text: b.kind };
@@ -66,7 +66,7 @@ export function serverFact(version: string, launch?: Launch): Fact {
 }
 
 /** The report's lines, in the order a user checks them. */
-export function statusFacts(s: StatusAnswer, launch?: Launch): Fact[] {
+export function statusFacts(s: StatusResult, launch?: Launch): Fact[] {
   const config = s.userConfig ? `${s.userConfig}${s.userConfigExists ? '' : ' (none there)'}` : 'none';
   return [
     serverFact(s.version, launch),
@@ -86,14 +86,14 @@ export function escapeMarkdown(text: string): string {
 }
 
 /** The report as a Markdown list (the status item's tooltip). */
-export function statusMarkdown(s: StatusAnswer, launch?: Launch): string {
+export function statusMarkdown(s: StatusResult, launch?: Launch): string {
   return statusFacts(s, launch)
     .map((f) => `- ${f.warn ? '⚠ ' : ''}**${escapeMarkdown(f.label)}:** ${escapeMarkdown(f.text)}`)
     .join('\n');
 }
 
 /** The report as plain text, labels aligned (Crossfile: Show Status). */
-export function statusText(s: StatusAnswer, launch?: Launch): string {
+export function statusText(s: StatusResult, launch?: Launch): string {
   const facts = statusFacts(s, launch);
   const width = Math.max(...facts.map((f) => f.label.length)) + 1;
   return facts.map((f) => `${`${f.label}:`.padEnd(width)} ${f.warn ? '! ' : ''}${f.text}`).join('\n') + '\n';

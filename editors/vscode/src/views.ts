@@ -1,11 +1,11 @@
 // The webview panels, one of each: the context view (follows the last completion), the compare
 // view (Compare Retrievers shows each answer in it) and the arena view (a battle's two
 // suggestions, so that suggestion 2 covers no line of the editor). A panel is created once; later
-// contents replace its body in place (webview.ts), so its scroll position stays. Chunk links open
+// contents replace its body in place (webview.ts), so its scroll position stays. ChunkInfo links open
 // their file at their first line.
 
 import * as vscode from 'vscode';
-import type { CompareAnswer, ContextAnswer } from './protocol';
+import type { CompareResult, ContextResult } from './protocol';
 import { type BattleEnd, battleBody, battleOverBody, compareBody, contextBody } from './render';
 import { page, renderMessage } from './webview';
 
@@ -76,12 +76,12 @@ export class ContextView {
     return this.panel.open;
   }
 
-  show(answer: ContextAnswer | null): void {
+  show(answer: ContextResult | null): void {
     this.panel.show(contextBody(answer));
   }
 
   /** Follows a new completion, if the view is open. */
-  update(answer: ContextAnswer | null): void {
+  update(answer: ContextResult | null): void {
     if (this.panel.open) this.panel.update(contextBody(answer));
   }
 }
@@ -89,7 +89,7 @@ export class ContextView {
 export class CompareView {
   private readonly panel = new Panel('crossfile.compare', 'crossfile: compare');
 
-  show(answer: CompareAnswer): void {
+  show(answer: CompareResult): void {
     this.panel.show(compareBody(answer));
   }
 }

@@ -6,8 +6,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde_json::json;
 
+use crossfile_bench::bench::runfile::record::RunRecord;
+
+use super::checks;
 use crate::lsp::replay::tree_digest;
 use crate::support::{crossfile, small_model, stderr, stdout};
 
@@ -91,7 +94,7 @@ pub fn run_history(
     [cases, repos, out]: [&Path; 3],
     retrievers: &str,
     extra: &[&str],
-) -> Vec<Value> {
+) -> Vec<RunRecord> {
     let small = small_model();
     let mut args = vec![
         "bench",
@@ -115,11 +118,7 @@ pub fn run_history(
     }
     let run = crossfile(&args, cwd);
     assert!(run.status.success(), "{}", stderr(&run));
-    std::fs::read_to_string(out)
-        .expect("run file")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("a record"))
-        .collect()
+    checks::run_records(out)
 }
 
 /// The categories of the fixture's cases and how many of each.
@@ -151,68 +150,54 @@ fn history_cases_run_in_the_parent_tree_and_report_by_category() {
     let mut bm25_chunks = 0;
     let mut origins: BTreeMap<&str, usize> = BTreeMap::new();
     for r in &records {
-        let id = r["case_id"].as_str().expect("case_id");
-        assert!(r["error"].is_null(), "{id}: {}", r["error"]);
-        assert_eq!(r["format"], "history", "{id}");
+        let id = r.case_id.as_str();
+        assert!(r.error.is_none(), "{id}: {:?}", r.error);
+        assert_eq!(r.format, "history", "{id}");
         let (path, line) = id
             .strip_prefix(&format!("{REPOSITORY}/"))
             .and_then(|rest| rest.rsplit_once(':'))
             .expect("the fixture's id");
-        assert_eq!(
-            (r["path"].as_str(), r["line"].to_string()),
-            (Some(path), line.into())
-        );
+        assert_eq!((r.path.as_str(), r.line.to_string()), (path, line.into()));
         let category = ADDED
             .iter()
             .find(|(p, _, _)| *p == path)
             .and_then(|(_, _, cases)| cases.iter().find(|(l, _, _)| l.to_string() == line))
             .map(|(_, category, _)| *category);
-        assert_eq!(r["category"].as_str(), category, "{id}");
+        assert_eq!(r.category.as_deref(), category, "{id}");
+        let scored: Vec<&str> = r.metrics.keys().map(String::as_str).collect();
         for m in ["em", "es", "id_em", "id_precision", "id_recall", "id_f1"] {
-            assert!(r["metrics"][m].is_number(), "{id}: {m}");
+            assert!(scored.contains(&m), "{id}: {m}");
         }
         // Retrieval ran over the parent's tree; no chunk covers the hidden line (1-based).
-        let hidden = r["line"].as_u64().expect("line") + 1;
-        for chunk in r["chunks"].as_array().expect("chunks") {
-            let start = chunk["start_line"].as_u64().expect("start_line");
-            let end = chunk["end_line"].as_u64().expect("end_line");
-            assert!(
-                !(chunk["path"] == r["path"] && (start..=end).contains(&hidden)),
-                "{id}: {chunk} covers the hidden line"
-            );
-        }
+        checks::no_chunk_covers(r, r.line + 1);
         // Each chunk's origin, relative to the case's file: `pkg/report/summary.py` imports
         // `pkg.util`; `pkg/cli.py` shares `pkg/` with `pkg/util.py`.
-        let chunks = r["chunks"].as_array().expect("chunks");
-        for chunk in chunks {
-            let chunk_path = chunk["path"].as_str().expect("path");
+        for chunk in &r.chunks {
             let folder = |p: &str| p.rsplit_once('/').map_or("", |(f, _)| f).to_string();
-            let expected = if chunk_path == path {
+            let expected = if chunk.path == path {
                 "same_file"
-            } else if folder(chunk_path) == folder(path) {
+            } else if folder(&chunk.path) == folder(path) {
                 "same_dir"
-            } else if (path, chunk_path) == ("pkg/report/summary.py", "pkg/util.py") {
+            } else if (path, chunk.path.as_str()) == ("pkg/report/summary.py", "pkg/util.py") {
                 "imported"
             } else {
                 "elsewhere"
             };
-            assert_eq!(chunk["origin"], expected, "{id}: {chunk}");
+            assert_eq!(chunk.origin.as_deref(), Some(expected), "{id}: {chunk:?}");
             *origins.entry(expected).or_default() += 1;
         }
         // The identifier overlap: every reference here has identifiers, so a pair that
         // retrieved something has one, in 0..=1.
-        match chunks.len() {
-            0 => assert!(r.get("overlap").is_none(), "{id}: {}", r["overlap"]),
+        match r.chunks.len() {
+            0 => assert!(r.overlap.is_none(), "{id}: {:?}", r.overlap),
             _ => assert!(
-                r["overlap"]
-                    .as_f64()
-                    .is_some_and(|o| (0.0..=1.0).contains(&o)),
-                "{id}: {}",
-                r["overlap"]
+                r.overlap.is_some_and(|o| (0.0..=1.0).contains(&o)),
+                "{id}: {:?}",
+                r.overlap
             ),
         }
-        if r["retriever"] == "bm25" {
-            bm25_chunks += chunks.len();
+        if r.retriever == "bm25" {
+            bm25_chunks += r.chunks.len();
         }
     }
     assert!(bm25_chunks > 0, "bm25 found the tree's code");
@@ -227,89 +212,68 @@ fn history_cases_run_in_the_parent_tree_and_report_by_category() {
         dir.path(),
     );
     assert!(report.status.success(), "{}", stderr(&report));
-    let report: Value = serde_json::from_str(&stdout(&report)).expect("JSON");
-    let by_category = report["by_category"].as_object().expect("by_category");
-    let found: BTreeMap<&str, usize> = by_category
+    let report = checks::report(&stdout(&report));
+    let found: BTreeMap<&str, usize> = report
+        .by_category
         .iter()
         .map(|(category, cells)| {
-            let none = cells["none"]["n"].as_u64().expect("n") as usize;
-            assert_eq!(cells["bm25"]["n"].as_u64(), Some(none as u64), "{category}");
+            let n = |retriever: &str| cells.get(retriever).map(|c| c.n);
+            assert_eq!(n("bm25"), n("none"), "{category}");
             for retriever in ["none", "bm25"] {
                 let cell = &cells[retriever];
-                let em = cell["em"].as_f64().expect("em");
-                let es = cell["es"].as_f64().expect("es");
-                assert!((0.0..=100.0).contains(&em), "{cell}");
-                assert!((0.0..=100.0).contains(&es), "{cell}");
-                let low = cell["em_ci"]["low"].as_f64().expect("em_ci.low");
-                assert!(low <= em, "{cell}");
+                checks::interval_holds_mean(cell);
+                let es = cell.es.expect("es");
+                assert!((0.0..=100.0).contains(&es), "{cell:?}");
             }
-            (category.as_str(), none)
+            (category.as_str(), n("none").expect("none's cell"))
         })
         .collect();
     assert_eq!(found, categories());
     // Where bm25's context came from, from the run file alone; `none` retrieved nothing.
-    let provenance = report["provenance"].as_object().expect("provenance");
+    let provenance = &report.provenance;
     assert_eq!(
         provenance.keys().collect::<Vec<_>>(),
         ["bm25"],
         "{provenance:?}"
     );
     let bm25 = &provenance["bm25"];
-    assert_eq!(bm25["chunks"].as_u64(), Some(bm25_chunks as u64));
-    let shares = bm25["origins"].as_object().expect("origins");
-    assert_eq!(shares.len(), 4, "{shares:?}");
-    let of = |origin: &str| shares[origin].as_f64().expect("a share");
+    assert_eq!(bm25.chunks, bm25_chunks);
+    assert_eq!(bm25.origins.len(), 4, "{:?}", bm25.origins);
     for (origin, n) in &origins {
         assert!(
-            (of(origin) - *n as f64 / bm25_chunks as f64).abs() < 1e-12,
-            "{origin}: {shares:?}"
+            (bm25.origins[*origin] - *n as f64 / bm25_chunks as f64).abs() < 1e-12,
+            "{origin}: {:?}",
+            bm25.origins
         );
     }
-    let buckets = bm25["by_overlap"].as_array().expect("by_overlap");
-    let labels: Vec<&str> = buckets
-        .iter()
-        .filter_map(|b| b["bucket"].as_str())
-        .collect();
+    let labels: Vec<&str> = bm25.by_overlap.iter().map(|b| b.bucket.as_str()).collect();
     assert_eq!(
         labels,
         ["0", "(0, 0.25]", "(0.25, 0.5]", "(0.5, 0.75]", "(0.75, 1]"]
     );
-    let bucketed: u64 = buckets.iter().filter_map(|b| b["n"].as_u64()).sum();
-    let bm25_pairs = categories().values().sum::<usize>() as u64;
+    let bucketed: usize = bm25.by_overlap.iter().map(|b| b.n).sum();
     assert_eq!(
-        bucketed + bm25["unmeasured"].as_u64().expect("unmeasured"),
-        bm25_pairs
+        bucketed + bm25.unmeasured,
+        categories().values().sum::<usize>()
     );
-    for b in buckets {
-        match b["n"].as_u64() {
-            Some(0) => assert!(b["em"].is_null() && b["es"].is_null(), "{b}"),
-            _ => assert!(
-                b["es"]
-                    .as_f64()
-                    .is_some_and(|es| (0.0..=100.0).contains(&es)),
-                "{b}"
-            ),
+    for b in &bm25.by_overlap {
+        match b.n {
+            0 => assert!(b.em.is_none() && b.es.is_none(), "{b:?}"),
+            _ => assert!(b.es.is_some_and(|es| (0.0..=100.0).contains(&es)), "{b:?}"),
         }
     }
-    let compared = report["category_comparisons"].as_array().expect("list");
+    let compared = &report.category_comparisons;
     assert_eq!(
         compared.len(),
         categories().len(),
         "none against bm25, per category"
     );
     for c in compared {
-        assert_eq!(
-            (c["a"].as_str(), c["b"].as_str()),
-            (Some("none"), Some("bm25"))
-        );
-        let metrics: Vec<&str> = c["metrics"]
-            .as_array()
-            .expect("metrics")
-            .iter()
-            .filter_map(|m| m["name"].as_str())
-            .collect();
-        assert_eq!(metrics, ["em", "es", "chrf"], "{c}");
-        assert!(by_category.contains_key(c["category"].as_str().expect("category")));
+        assert_eq!((c.a.as_str(), c.b.as_str()), ("none", "bm25"));
+        let metrics: Vec<&str> = c.metrics.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(metrics, ["em", "es", "chrf"], "{c:?}");
+        let category = c.category.as_deref().expect("a category");
+        assert!(report.by_category.contains_key(category));
     }
     let html = dir.path().join("report.html");
     let markdown = crossfile(
@@ -355,41 +319,49 @@ fn a_mix_names_each_chunks_source_and_the_report_says_what_each_gave() {
     assert_eq!(records.len(), categories().values().sum::<usize>());
     let mut by_source: BTreeMap<String, usize> = BTreeMap::new();
     for r in &records {
-        let id = r["case_id"].as_str().expect("case_id");
-        assert!(r["error"].is_null(), "{id}: {}", r["error"]);
-        let chunks = r["chunks"].as_array().expect("chunks");
+        let id = r.case_id.as_str();
+        assert!(r.error.is_none(), "{id}: {:?}", r.error);
+        let chunks = &r.chunks;
         let held: Vec<bool> = chunks
             .iter()
-            .map(|c| c["tokens"].as_u64().expect("tokens") > 0)
+            .map(|c| c.tokens.expect("a chunk's tokens") > 0)
             .collect();
         assert!(
             held.windows(2).all(|w| w[0] || !w[1]),
             "{id}: the prompt holds a prefix of the list: {held:?}"
         );
         if held.iter().any(|h| *h) {
-            assert!(r["prompt_tokens"]["crossfile"].as_u64() > Some(0), "{id}");
+            assert!(r.prompt_tokens.crossfile > 0, "{id}");
         }
         for c in chunks {
-            let source = c["source"].as_str().expect("a source");
-            assert!(["definitions", "bm25"].contains(&source), "{id}: {c}");
+            let source = c.source.as_deref().expect("a source");
+            assert!(["definitions", "bm25"].contains(&source), "{id}: {c:?}");
             *by_source.entry(source.to_owned()).or_default() += 1;
-            for overlap in ["reference_overlap", "suggestion_overlap"] {
-                if let Some(v) = c[overlap].as_f64() {
-                    assert!((0.0..=1.0).contains(&v), "{id}: {c}");
-                }
+            for v in [c.reference_overlap, c.suggestion_overlap]
+                .into_iter()
+                .flatten()
+            {
+                assert!((0.0..=1.0).contains(&v), "{id}: {c:?}");
             }
         }
         // The mix starts with its first source where it found something.
-        if chunks.iter().any(|c| c["source"] == "definitions") {
-            assert_eq!(chunks[0]["source"], "definitions", "{id}: {chunks:?}");
+        if chunks
+            .iter()
+            .any(|c| c.source.as_deref() == Some("definitions"))
+        {
+            assert_eq!(
+                chunks[0].source.as_deref(),
+                Some("definitions"),
+                "{id}: {chunks:?}"
+            );
         }
         if id.ends_with("summary.py:4") {
             // `ledger = Ledger()`: the class comes from the imported module, and holds half of
             // the reference's identifiers (`Ledger`, not `ledger`).
             assert!(
-                chunks.iter().any(|c| c["path"] == "pkg/util.py"
-                    && c["origin"] == "imported"
-                    && c["reference_overlap"].as_f64() == Some(0.5)),
+                chunks.iter().any(|c| c.path == "pkg/util.py"
+                    && c.origin.as_deref() == Some("imported")
+                    && c.reference_overlap == Some(0.5)),
                 "{id}: {chunks:?}"
             );
         }
@@ -401,27 +373,17 @@ fn a_mix_names_each_chunks_source_and_the_report_says_what_each_gave() {
         dir.path(),
     );
     assert!(report.status.success(), "{}", stderr(&report));
-    let report: Value = serde_json::from_str(&stdout(&report)).expect("JSON");
-    let sources = &report["sources"][spec];
-    let rows = sources["sources"].as_array().expect("sources");
-    let names: Vec<&str> = rows.iter().filter_map(|s| s["source"].as_str()).collect();
-    assert_eq!(names, ["definitions", "bm25"], "{sources}");
-    let shares: f64 = rows.iter().filter_map(|s| s["token_share"].as_f64()).sum();
-    assert!((shares - 1.0).abs() < 1e-9, "{sources}");
-    for row in rows {
-        let source = row["source"].as_str().expect("source");
-        assert_eq!(
-            row["chunks"].as_u64(),
-            by_source.get(source).map(|n| *n as u64)
-        );
+    let report = checks::report(&stdout(&report));
+    let sources = &report.sources[spec];
+    let names: Vec<&str> = sources.sources.iter().map(|s| s.source.as_str()).collect();
+    assert_eq!(names, ["definitions", "bm25"], "{sources:?}");
+    let shares: f64 = sources.sources.iter().map(|s| s.token_share).sum();
+    assert!((shares - 1.0).abs() < 1e-9, "{sources:?}");
+    for row in &sources.sources {
+        assert_eq!(Some(row.chunks), by_source.get(&row.source).copied());
     }
-    let drawn: u64 = sources["by_drawn_on"]
-        .as_array()
-        .expect("by_drawn_on")
-        .iter()
-        .filter_map(|g| g["n"].as_u64())
-        .sum();
-    assert_eq!(drawn, records.len() as u64);
+    let drawn: usize = sources.by_drawn_on.iter().map(|g| g.n).sum();
+    assert_eq!(drawn, records.len());
     let markdown = crossfile(
         &["bench", "report", out.to_str().expect("utf-8")],
         dir.path(),

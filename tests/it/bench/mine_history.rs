@@ -414,15 +414,10 @@ fn a_case_carries_the_commits_other_edits_and_only_recent_commit_reads_them() {
     let chunks_of = |spec: &str| -> Vec<String> {
         let record = runs
             .iter()
-            .find(|r| r["retriever"] == spec)
+            .find(|r| r.retriever == spec)
             .unwrap_or_else(|| panic!("no {spec} record: {runs:?}"));
-        assert!(record["error"].is_null(), "{record}");
-        record["chunks"]
-            .as_array()
-            .expect("chunks")
-            .iter()
-            .map(|c| c["path"].as_str().expect("path").to_string())
-            .collect()
+        assert!(record.error.is_none(), "{record:?}");
+        record.chunks.iter().map(|c| c.path.clone()).collect()
     };
     // Both share words with the lines above; the helper's few words make the higher Jaccard.
     assert_eq!(

@@ -5,6 +5,7 @@
 mod arena_simulate;
 mod cceval_records;
 mod cceval_reference;
+pub mod checks;
 mod codereval;
 pub mod evocodebench;
 pub mod history;

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::checks;
 use crate::backends::servers;
 use crate::support::{bench_repos, crossfile, shared_dir, stderr, stdout};
 
@@ -340,29 +341,23 @@ fn the_embedded_model_completes_dev_cases_with_three_retrievers() {
     );
     assert!(ok, "{err}");
     let summary: Value = serde_json::from_str(&summary).expect("--json summary");
-    let rows = records(&out);
+    let rows = checks::run_records(&out);
     assert_eq!(rows.len(), 6);
     let mut generated = BTreeSet::new();
     for r in &rows {
-        assert!(r["error"].is_null(), "{r}");
-        assert_eq!(r["backend"], "embedded");
-        assert!(
-            r["prompt_tokens"]["total"]
-                .as_u64()
-                .expect("prompt_tokens.total")
-                <= 1024 - 16,
-            "{r}"
-        );
+        assert!(r.error.is_none(), "{r:?}");
+        assert_eq!(r.backend, "embedded");
+        checks::prompt_within(r, 1024, 16);
+        let metric = |m: &str| *r.metrics.get(m).unwrap_or_else(|| panic!("{m} in {r:?}"));
         for m in ["em", "es", "id_em", "id_precision", "id_recall", "id_f1"] {
-            assert!(r["metrics"][m].is_number(), "{m} in {r}");
+            metric(m);
         }
         // Beside the benchmark's metrics: chrF of the same texts, and how likely the model found
         // the reference (the embedded backend measures it in the answer's own context).
-        let chrf = r["metrics"]["chrf"].as_f64().expect("chrf");
-        assert!((0.0..=100.0).contains(&chrf), "{r}");
-        let logprob = r["metrics"]["logprob"].as_f64().expect("logprob");
-        assert!(logprob < 0.0 && logprob > -30.0, "{r}");
-        generated.insert(r["raw_suggestion"].as_str().expect("raw").to_string());
+        assert!((0.0..=100.0).contains(&metric("chrf")), "{r:?}");
+        let logprob = metric("logprob");
+        assert!(logprob < 0.0 && logprob > -30.0, "{r:?}");
+        generated.insert(r.raw_suggestion.clone());
     }
     assert!(
         generated.iter().any(|g| !g.trim().is_empty()),

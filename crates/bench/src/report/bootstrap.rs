@@ -9,7 +9,7 @@
 //! comparison the values are the per-case differences B − A, so the interval is that of the mean
 //! difference.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crossfile_engine::seeded::SplitMix64;
 
@@ -17,7 +17,7 @@ use crossfile_engine::seeded::SplitMix64;
 pub const BOOTSTRAP_SEED: u64 = 20_240_607;
 
 /// How intervals are drawn.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Bootstrap {
     pub resamples: usize,
     pub seed: u64,
@@ -36,7 +36,7 @@ impl Default for Bootstrap {
 }
 
 /// A closed interval.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
     pub low: f64,
     pub high: f64,

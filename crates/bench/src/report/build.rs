@@ -2,7 +2,7 @@
 //! from history EM and ES by line category, where each retriever's context comes from and what
 //! each source of a composed one gave, as one serializable value that the Markdown, JSON and HTML outputs all render.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::bootstrap::Bootstrap;
 use super::category::{ByCategory, CategoryCell, by_category, category_comparisons};
@@ -14,7 +14,7 @@ use crate::bench::runfile::reader::Run;
 use crate::bench::scoring::scale::{scale_note, sort_categories};
 
 /// What `bench report` prints: `--json` serializes this value.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Report {
     /// The run file.
     pub run: String,

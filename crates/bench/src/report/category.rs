@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::bootstrap::{Bootstrap, Interval, mean};
 use super::compare::{ALL_LANGUAGES, Comparison, Pair, compare_pairs, retriever_pairs};
@@ -21,7 +21,7 @@ use crate::bench::scoring::scale::{display_value, sort_categories};
 pub const CATEGORY_METRICS: [&str; 3] = ["em", "es", "chrf"];
 
 /// One retriever's records of one category.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CategoryCell {
     /// Scored records: the means are over these.
     pub n: usize,

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::bootstrap::{Bootstrap, Interval, mean};
 use super::summary::retrievers;
@@ -21,7 +21,7 @@ use crate::bench::scoring::scale::{display_value, sort_metrics};
 pub const ALL_LANGUAGES: &str = "all";
 
 /// One paired comparison of B against A.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Comparison {
     pub format: String,
     /// A language, or [`ALL_LANGUAGES`].
@@ -42,7 +42,7 @@ pub struct Comparison {
 }
 
 /// One metric of a [`Comparison`], in display scale.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MetricDiff {
     pub name: String,
     pub n: usize,
@@ -219,7 +219,7 @@ fn language_groups<'a, T: Copy>(
 }
 
 /// How the records of two runs were paired.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "rule", rename_all = "snake_case")]
 pub enum Pairing {
     /// By (case id, retriever).
@@ -232,7 +232,7 @@ pub enum Pairing {
 }
 
 /// Two runs compared.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunComparison {
     pub a: String,
     pub b: String,
@@ -257,7 +257,7 @@ pub struct RunComparison {
 pub const TOP_CHANGES: usize = 10;
 
 /// A case whose edit similarity changed between the runs.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CaseChange {
     pub case_id: String,
     pub language: String,

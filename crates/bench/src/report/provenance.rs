@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::bootstrap::mean;
 use super::summary::retrievers;
@@ -21,7 +21,7 @@ pub const OVERLAP_BUCKETS: [&str; 5] =
     ["0", "(0, 0.25]", "(0.25, 0.5]", "(0.5, 0.75]", "(0.75, 1]"];
 
 /// One retriever's provenance.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RetrieverProvenance {
     /// Chunks with an origin, over every record of the retriever (errors included: their chunks
     /// were retrieved).
@@ -36,10 +36,10 @@ pub struct RetrieverProvenance {
 }
 
 /// The scored records of one overlap bucket.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OverlapBucket {
     /// One of [`OVERLAP_BUCKETS`].
-    pub bucket: &'static str,
+    pub bucket: String,
     pub n: usize,
     /// Means as percentages, 0..100, whatever the format's own scale (`em` × 100; `es` as
     /// CrossCodeEval scores it, RepoEval's × 100); `None` when the bucket is empty or its records
@@ -111,7 +111,7 @@ pub fn provenance(records: &[RunRecord]) -> Provenance {
             .iter()
             .zip(&buckets)
             .map(|(bucket, group)| OverlapBucket {
-                bucket,
+                bucket: bucket.to_string(),
                 n: group.len(),
                 em: percent_mean(group, "em"),
                 es: percent_mean(group, "es"),
@@ -254,7 +254,7 @@ mod tests {
         let buckets: Vec<(&str, usize, Option<f64>, Option<f64>)> = bm25
             .by_overlap
             .iter()
-            .map(|b| (b.bucket, b.n, b.em, b.es))
+            .map(|b| (b.bucket.as_str(), b.n, b.em, b.es))
             .collect();
         // testdata's records: `em` = quality (×100 shown), `es` = 100 × quality.
         assert_eq!(

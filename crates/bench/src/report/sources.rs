@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::bootstrap::mean;
 use super::provenance::percent_mean;
@@ -19,7 +19,7 @@ use crate::bench::runfile::record::{ChunkRef, RunRecord};
 pub const NO_SOURCE: &str = "none";
 
 /// One retriever's sources.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RetrieverSources {
     /// Per source, in the order the sources first appear.
     pub sources: Vec<SourceShare>,
@@ -29,7 +29,7 @@ pub struct RetrieverSources {
 }
 
 /// What one source gave over every record of a retriever.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SourceShare {
     pub source: String,
     /// Chunks it gave, and how many of them the prompt held.
@@ -43,7 +43,7 @@ pub struct SourceShare {
 }
 
 /// The scored cases whose suggestion draws most on one source.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SourceScores {
     pub source: String,
     pub n: usize,

@@ -4,14 +4,14 @@
 use std::collections::BTreeMap;
 
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::bootstrap::{Bootstrap, Interval, mean, percentile_sorted};
 use crate::bench::runfile::record::RunRecord;
 use crate::bench::scoring::scale::{display_value, sort_metrics};
 
 /// The records of one (format, language, retriever).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct GroupSummary {
     pub format: String,
     pub language: String,
@@ -34,7 +34,7 @@ pub struct GroupSummary {
 }
 
 /// A metric's mean in display scale, with its bootstrap interval.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MetricMean {
     pub name: String,
     /// Records the mean is over (scored records that carry this metric).
@@ -44,7 +44,7 @@ pub struct MetricMean {
 }
 
 /// Nearest-rank percentiles of a latency; all zero when there are no values.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Quantiles {
     pub p5: f64,
     pub p25: f64,

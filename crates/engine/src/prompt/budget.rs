@@ -19,6 +19,7 @@ pub struct Budget {
 
 /// Token counts of each part of a built prompt, with the model's tokenizer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct PromptTokens {
     /// The cross-file block as kept, tokenized alone.
     pub crossfile: u32,

@@ -13,13 +13,18 @@ use std::path::PathBuf;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use tower_lsp::lsp_types::{NumberOrString, Position, Url};
+use ts_rs::TS;
 
 use crossfile_engine::prompt::PromptTokens;
 
 mod arena;
+mod status;
+#[cfg(test)]
+mod typescript;
 pub use arena::{
     ArenaReveal, ArenaRevealResult, ArenaStatus, ArenaVote, ArenaVoteParams, ArenaVoteResult,
 };
+pub use status::{BackendStatus, FolderStatus, ModelStatus, Status, StatusResult};
 
 /// Every command, as announced in `executeCommandProvider`.
 pub const ALL: [&str; 11] = [
@@ -53,8 +58,9 @@ impl Command for ReplayCase {
 }
 
 /// `crossfile.replayCase`'s arguments.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, TS)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(optional_fields = nullable)]
 pub struct ReplayCaseParams {
     /// The cases file (CrossCodeEval, RepoEval, history or EvoCodeBench jsonl).
     pub cases: PathBuf,
@@ -77,10 +83,11 @@ pub struct ReplayCaseParams {
     /// Replay in the repository itself instead of a copy (the opt-in): the file's bytes are
     /// saved first and put back before the next case, at shutdown, or at the next start.
     #[serde(default)]
+    #[ts(as = "Option<bool>", optional)]
     pub in_place: bool,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, TS)]
 #[serde(untagged)]
 pub enum CaseRef {
     Index(usize),
@@ -88,8 +95,9 @@ pub enum CaseRef {
 }
 
 /// `crossfile.score`'s arguments: the case and either the text to score or the buffer holding it.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, TS)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(optional_fields = nullable)]
 pub struct ScoreParams {
     pub case_id: String,
     /// The text to score.
@@ -98,23 +106,28 @@ pub struct ScoreParams {
     /// right context is scored.
     pub uri: Option<Url>,
     /// The client's token for progress reports (the tests of an EvoCodeBench case).
+    #[ts(optional, type = "number | string")]
     pub work_done_token: Option<NumberOrString>,
 }
 
 /// `crossfile.compare`'s arguments.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, TS)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(optional_fields = nullable)]
 pub struct CompareParams {
     pub uri: Url,
+    #[ts(type = "Position")]
     pub position: Position,
     pub retrievers: Vec<String>,
     /// The client's token for progress reports (the tests at an EvoCodeBench case's cursor).
+    #[ts(optional, type = "number | string")]
     pub work_done_token: Option<NumberOrString>,
 }
 
 /// `crossfile.context`'s arguments.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, TS)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(optional_fields = nullable)]
 pub struct ContextParams {
     pub uri: Url,
 }
@@ -175,16 +188,6 @@ impl Command for Retrievers {
     type Result = Vec<RetrieverInfo>;
 }
 
-/// `crossfile.status`: what the server runs with: the model and where it comes from, the
-/// backend, the cache directory, and each folder's index and trust (no argument).
-pub enum Status {}
-
-impl Command for Status {
-    const NAME: &'static str = "crossfile.status";
-    type Params = Option<serde_json::Value>;
-    type Result = StatusResult;
-}
-
 /// `crossfile.listCases`: every usable case of a cases file, in order.
 pub enum ListCases {}
 
@@ -195,8 +198,9 @@ impl Command for ListCases {
 }
 
 /// `crossfile.listCases`'s arguments.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, TS)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(optional_fields = nullable)]
 pub struct ListCasesParams {
     /// The cases file (CrossCodeEval, RepoEval, history or EvoCodeBench jsonl).
     pub cases: PathBuf,
@@ -205,19 +209,20 @@ pub struct ListCasesParams {
 }
 
 /// A case opened for replay: the file to show, its text and the cursor.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ReplayCaseResult {
     pub uri: Url,
     /// The file's text as the case shows it (line breaks as `\n`).
     pub text: String,
     /// The case's cursor.
+    #[ts(type = "Position")]
     pub position: Position,
     pub case: ReplayedCaseInfo,
 }
 
 /// What the client shows of the case open now.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ReplayedCaseInfo {
     pub id: String,
@@ -231,7 +236,7 @@ pub struct ReplayedCaseInfo {
 }
 
 /// What a case is, as its benchmark gives it.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct CaseDetails {
     /// `cceval`, `repoeval`, `history` or `evocodebench`.
@@ -247,27 +252,33 @@ pub struct CaseDetails {
     pub record_line: usize,
     /// CrossCodeEval, RepoEval and history: the benchmark's own task id.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub task_id: Option<String>,
     /// History: the line's category (`committed`, `inproject`, `infile`, `common`,
     /// `non_informative` or `random`).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub category: Option<String>,
     /// History: the identifiers of the line that decided its category (possibly none).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub identifiers: Option<Vec<String>>,
     /// EvoCodeBench: `function` or `method`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub kind: Option<String>,
     /// EvoCodeBench: what the model is shown.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub setting: Option<String>,
     /// EvoCodeBench: the tests that decide the case.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub tests: Option<Vec<String>>,
 }
 
 /// One case of a cases file, for a picker.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct CaseRow {
     pub id: String,
@@ -280,15 +291,17 @@ pub struct CaseRow {
     pub line: u32,
     /// EvoCodeBench: `function` or `method`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub kind: Option<String>,
     /// History: the line's category.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub category: Option<String>,
 }
 
 /// A case's metrics, by the benchmark's own names (`em`, `es`, `id_em`, `pass@1`…), or why they
 /// could not be computed.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, TS)]
 #[serde(untagged)]
 pub enum Metrics {
     Scores(BTreeMap<String, f64>),
@@ -296,7 +309,7 @@ pub enum Metrics {
 }
 
 /// What was scored: the model's raw output behind the server's own suggestion, or the text given.
-#[derive(Clone, Copy, Debug, Serialize)]
+#[derive(Clone, Copy, Debug, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub enum Scored {
     Raw,
@@ -304,7 +317,7 @@ pub enum Scored {
 }
 
 /// `crossfile.score`'s answer.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ScoreResult {
     pub case_id: String,
@@ -317,11 +330,12 @@ pub struct ScoreResult {
     pub reference: String,
     /// An EvoCodeBench case: how its tests ended on the body.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub outcome: Option<TestOutcome>,
 }
 
 /// How a case's tests ended on one body.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct TestOutcome {
     /// `pass`, `fail`, `timeout` or `error`.
@@ -338,7 +352,7 @@ pub struct TestOutcome {
 }
 
 /// One test run.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct TestRunInfo {
     pub id: String,
@@ -350,10 +364,11 @@ pub struct TestRunInfo {
 }
 
 /// `crossfile.compare`'s answer.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct CompareResult {
     pub uri: Url,
+    #[ts(type = "Position")]
     pub position: Position,
     /// The replayed case whose cursor it is.
     pub case_id: Option<String>,
@@ -363,34 +378,55 @@ pub struct CompareResult {
 }
 
 /// One retriever's column: its completion, or the error it met.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct CompareColumn {
     pub retriever: String,
     pub upper_bound: bool,
     #[serde(flatten)]
-    pub made: Option<MadeOf>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    #[ts(flatten)]
+    pub answer: ColumnAnswer,
+}
+
+/// What a column's retriever gave: a completion, or the error it met.
+#[derive(Debug, Serialize, TS)]
+#[serde(untagged)]
+pub enum ColumnAnswer {
+    Made(Box<MadeColumn>),
+    Failed { error: String },
+}
+
+/// A column's completion and, at a replayed case, how it compares with the reference.
+#[derive(Debug, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct MadeColumn {
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub made: MadeOf,
     /// At a replayed case: the share of the reference's distinct identifiers that the chunks
     /// hold, 0..1; absent without chunks or when the reference has no identifier.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub overlap: Option<f64>,
     /// At a text case: the runs that turn the reference into the suggestion.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub diff: Option<Vec<DiffRun>>,
     /// At a text case: the suggestion's metrics.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub metrics: Option<Metrics>,
     /// At an EvoCodeBench case: the body tested and how its tests ended.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub body: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub outcome: Option<TestOutcome>,
 }
 
 /// What a completion was made of and gave.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct MadeOf {
     pub chunks: Vec<ChunkInfo>,
@@ -401,7 +437,7 @@ pub struct MadeOf {
 }
 
 /// A retrieved chunk. Context a case provides has no lines and no URI.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ChunkInfo {
     /// Relative to the workspace folder.
@@ -414,17 +450,20 @@ pub struct ChunkInfo {
     /// `crossfile.compare` only: where the chunk comes from relative to the cursor's file
     /// (`same_file`, `same_dir`, `imported`, `elsewhere`).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub origin: Option<&'static str>,
     /// The source that gave it, as a spec, when a `mix:` retriever composed the context.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub source: Option<String>,
     /// `crossfile.context` only.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub text: Option<String>,
 }
 
 /// A run of a diff: `delete` is only in the reference, `insert` only in the suggestion.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, TS)]
 pub struct DiffRun {
     /// `equal`, `delete` or `insert`.
     pub op: &'static str,
@@ -432,13 +471,15 @@ pub struct DiffRun {
 }
 
 /// `crossfile.context`'s answer: the last completion in a document.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ContextResult {
     pub uri: Url,
     /// Where it was shown.
+    #[ts(type = "Position")]
     pub position: Position,
     /// Where the completion it came from was asked (`position` but for typing along it).
+    #[ts(type = "Position")]
     pub asked_at: Position,
     pub case_id: Option<String>,
     pub retriever: String,
@@ -456,7 +497,7 @@ pub struct ContextResult {
 }
 
 /// What the backend reported of the generation.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct GenerationInfo {
     pub prompt_tokens: Option<u32>,
@@ -472,7 +513,7 @@ pub struct GenerationInfo {
 }
 
 /// Where the time went, in milliseconds.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct TimingsMs {
     pub retrieve: f64,
@@ -483,7 +524,7 @@ pub struct TimingsMs {
 }
 
 /// A retriever spec form (`crossfile.retrievers`).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct RetrieverInfo {
     /// The spec, or its pattern for a composite form (`mmr:<spec>[:<lambda in 0..1>]`).
@@ -500,75 +541,4 @@ pub struct RetrieverInfo {
     pub composite: bool,
     /// The retriever completions use now (`retrieve.retriever`).
     pub default: bool,
-}
-
-/// `crossfile.status`'s answer.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct StatusResult {
-    /// The server's version.
-    pub version: String,
-    pub model: ModelStatus,
-    pub backend: BackendStatus,
-    /// Where indexes, vectors and fetched models are kept.
-    pub cache_dir: PathBuf,
-    /// The user's config file, and whether it exists.
-    pub user_config: Option<PathBuf>,
-    pub user_config_exists: bool,
-    /// The retriever completions use.
-    pub retriever: String,
-    pub folders: Vec<FolderStatus>,
-    /// The arena, when a folder has it on (`arena.enabled` and two arms or more).
-    pub arena: Option<ArenaStatus>,
-}
-
-/// The model: its label, where its file comes from, and whether it is there and loaded.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ModelStatus {
-    /// As the status line shows it: a catalogue name, a GGUF file name, or an HTTP backend and
-    /// its model.
-    pub label: String,
-    /// `catalogue` (fetched into the cache on first use) or `path` (`model.path`).
-    pub source: String,
-    /// The catalogue's name (`model.name`), when it is the source.
-    pub name: Option<String>,
-    /// The GGUF file: `model.path`, or where the catalogue's model is cached.
-    pub file: PathBuf,
-    /// Whether the file exists (the server fetches a catalogue model when it loads it: at the
-    /// start, and when the model settings change).
-    pub present: bool,
-    /// Whether the server has loaded it.
-    pub loaded: bool,
-    /// While it is being fetched: what is being done.
-    pub downloading: Option<String>,
-}
-
-/// The backend completions go to.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BackendStatus {
-    /// As `backend.kind` spells it (`embedded`, `none` or an HTTP kind).
-    pub kind: String,
-    /// An HTTP backend's endpoint, where the workspace's code is sent.
-    pub endpoint: Option<String>,
-    /// An HTTP backend's model name.
-    pub model: Option<String>,
-}
-
-/// A workspace folder: its index and its trust.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FolderStatus {
-    pub name: String,
-    pub root: PathBuf,
-    /// `building`, `ready` or `failed`.
-    pub index: String,
-    /// Files and chunks the index holds, when it is ready.
-    pub files: Option<usize>,
-    pub chunks: Option<usize>,
-    /// Why building the index failed.
-    pub error: Option<String>,
-    /// Whether its `crossfile.toml` may choose endpoints, model files and the cache directory.
-    pub trusted: bool,
 }

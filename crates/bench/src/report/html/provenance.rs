@@ -90,7 +90,7 @@ pub fn section(page: &mut String, report: &Report) {
             let _ = writeln!(
                 page,
                 "<tr><td>{label}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                escape(b.bucket),
+                escape(&b.bucket),
                 b.n,
                 value(b.em),
                 value(b.es)

@@ -13,8 +13,8 @@ use crate::lsp::completion::at_cursor::{self, CursorRequest};
 use crate::lsp::convert::position_of;
 use crate::lsp::error::ServeError;
 use crate::lsp::ext::{
-    ChunkInfo, CompareColumn, CompareParams, CompareResult, ContextParams, ContextResult, DiffRun,
-    GenerationInfo, MadeOf, Metrics, TimingsMs,
+    ChunkInfo, ColumnAnswer, CompareColumn, CompareParams, CompareResult, ContextParams,
+    ContextResult, DiffRun, GenerationInfo, MadeColumn, MadeOf, Metrics, TimingsMs,
 };
 use crate::lsp::replay::harness_run::{run_tests, test_outcome};
 use crate::lsp::replay::session::Replayable;
@@ -84,24 +84,20 @@ pub async fn compare(
     };
     let mut results = Vec::new();
     for spec in &specs {
-        let mut column = CompareColumn {
-            retriever: spec.to_string(),
-            upper_bound: spec.is_upper_bound(),
-            made: None,
-            error: None,
-            overlap: None,
-            diff: None,
-            metrics: None,
-            body: None,
-            outcome: None,
-        };
-        match at_cursor::complete(&cursor, &engine, Some(spec), &cancel).await {
+        let answer = match at_cursor::complete(&cursor, &engine, Some(spec), &cancel).await {
             Ok(done) => {
                 let mut made = made_of(&done, Some(&cursor.folder.root), false);
                 for (chunk, hit) in made.chunks.iter_mut().zip(&done.completion.hits) {
                     chunk.origin = Some(origins.of(&hit.path).name());
                 }
-                column.made = Some(made);
+                let mut column = MadeColumn {
+                    made,
+                    overlap: None,
+                    diff: None,
+                    metrics: None,
+                    body: None,
+                    outcome: None,
+                };
                 if let (Some(reference), Some(language)) = (&reference, language) {
                     let chunks = done.completion.hits.iter().map(|h| h.text.as_str());
                     column.overlap = identifier_overlap(language, reference, chunks);
@@ -127,10 +123,18 @@ pub async fn compare(
                     }
                     None => {}
                 }
+                ColumnAnswer::Made(Box::new(column))
             }
             Err(ServeError::Cancelled) => return Err(ServeError::Cancelled),
-            Err(e) => column.error = Some(e.to_string()),
-        }
+            Err(e) => ColumnAnswer::Failed {
+                error: e.to_string(),
+            },
+        };
+        let column = CompareColumn {
+            retriever: spec.to_string(),
+            upper_bound: spec.is_upper_bound(),
+            answer,
+        };
         results.push(column);
     }
     Ok(CompareResult {

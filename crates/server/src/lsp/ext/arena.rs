@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use super::Command;
 
@@ -29,8 +30,9 @@ impl Command for ArenaReveal {
 }
 
 /// `crossfile.arenaVote`'s arguments.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, TS)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(optional_fields = nullable)]
 pub struct ArenaVoteParams {
     /// The battle's id, from its items' command.
     pub battle: u64,
@@ -39,7 +41,7 @@ pub struct ArenaVoteParams {
 }
 
 /// `crossfile.arenaVote`'s answer.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ArenaVoteResult {
     /// False when the battle was no longer pending (voted, or superseded as no choice).
@@ -49,7 +51,7 @@ pub struct ArenaVoteResult {
 }
 
 /// A decided battle with its arms revealed, in the order shown: `arms[0]` made suggestion 1.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ArenaRevealResult {
     /// The battle's id (as its items' command named it).
@@ -71,7 +73,7 @@ pub struct ArenaRevealResult {
 }
 
 /// The arena of the folders that have it on.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ArenaStatus {
     /// Each arm's spec, as votes name it.
