@@ -378,7 +378,7 @@ impl CursorFlags {
 }
 
 /// A flag that takes a named choice: its names in `--help` and in the error, from its type.
-fn choice<T: Choice + Clone + Send + Sync>() -> impl TypedValueParser<Value = T> {
+pub(super) fn choice<T: Choice + Clone + Send + Sync>() -> impl TypedValueParser<Value = T> {
     PossibleValuesParser::new(T::names()).try_map(|name| name.parse::<T>())
 }
 

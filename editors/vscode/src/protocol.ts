@@ -22,6 +22,432 @@ export type CommandName = keyof Commands;
 export type Execute = <K extends CommandName>(command: K, argument?: Commands[K]['params']) => Promise<Commands[K]['result']>;
 
 /**
+ * A decided battle with its arms revealed, in the order shown: `arms[0]` made suggestion 1.
+ */
+export type ArenaRevealResult = {
+  /**
+   * The battle's id (as its items' command named it).
+   */
+  battle: number;
+  /**
+   * The votes file the vote was written to.
+   */
+  votes: string;
+  arms: [string, string];
+  /**
+   * 1 or 2; null: no choice.
+   */
+  picked: number | null;
+  texts: [string, string];
+  latencyMs: [number, number];
+  /**
+   * At a replayed case: its id and each suggestion's metrics.
+   */
+  caseId: string | null;
+  metrics: [{ [key in string]: number }, { [key in string]: number }] | null;
+  path: string;
+  /**
+   * 1-based.
+   */
+  line: number;
+  col: number;
+};
+
+/**
+ * The arena of the folders that have it on.
+ */
+export type ArenaStatus = {
+  /**
+   * Each arm's spec, as votes name it.
+   */
+  arms: Array<string>;
+  votes: string;
+  /**
+   * The seed of the pair draws (the settings' or the session's).
+   */
+  seed: number;
+  /**
+   * Battles shown, votes written, arms failed and battles not shown for a blank suggestion,
+   * in this session.
+   */
+  battles: number;
+  recorded: number;
+  failed: number;
+  blank: number;
+};
+
+/**
+ * `crossfile.arenaVote`'s arguments.
+ */
+export type ArenaVoteParams = {
+  /**
+   * The battle's id, from its items' command.
+   */
+  battle: number;
+  /**
+   * 1 or 2: the suggestion shown first or second was accepted; null: none was (dismissed).
+   */
+  pick?: number | null;
+};
+
+/**
+ * `crossfile.arenaVote`'s answer.
+ */
+export type ArenaVoteResult = {
+  /**
+   * False when the battle was no longer pending (voted, or superseded as no choice).
+   */
+  recorded: boolean;
+  /**
+   * The votes file.
+   */
+  votes: string;
+};
+
+/**
+ * The backend completions go to.
+ */
+export type BackendStatus = {
+  /**
+   * As `backend.kind` spells it (`embedded`, `none` or an HTTP kind).
+   */
+  kind: string;
+  /**
+   * An HTTP backend's endpoint, where the workspace's code is sent.
+   */
+  endpoint: string | null;
+  /**
+   * An HTTP backend's model name.
+   */
+  model: string | null;
+};
+
+export type CaseRef = number | string;
+
+/**
+ * One case of a cases file, for a picker.
+ */
+export type CaseRow = {
+  id: string;
+  /**
+   * 0-based.
+   */
+  index: number;
+  language: string;
+  repository: string;
+  path: string;
+  /**
+   * 1-based.
+   */
+  line: number;
+  /**
+   * EvoCodeBench: `function` or `method`.
+   */
+  kind?: string;
+  /**
+   * History: the line's category.
+   */
+  category?: string;
+};
+
+/**
+ * A retrieved chunk. Context a case provides has no lines and no URI.
+ */
+export type ChunkInfo = {
+  /**
+   * Relative to the workspace folder.
+   */
+  path: string;
+  uri: string | null;
+  /**
+   * 1-based, inclusive.
+   */
+  startLine: number | null;
+  endLine: number | null;
+  score: number;
+  /**
+   * `crossfile.compare` only: where the chunk comes from relative to the cursor's file
+   * (`same_file`, `same_dir`, `imported`, `elsewhere`).
+   */
+  origin?: string;
+  /**
+   * The source that gave it, as a spec, when a `mix:` retriever composed the context.
+   */
+  source?: string;
+  /**
+   * `crossfile.context` only.
+   */
+  text?: string;
+};
+
+/**
+ * One retriever's column: its completion, or the error it met.
+ */
+export type CompareColumn = {
+  retriever: string;
+  upperBound: boolean;
+} & (MadeColumn | { error: string, });
+
+/**
+ * `crossfile.compare`'s arguments.
+ */
+export type CompareParams = {
+  uri: string;
+  position: Position;
+  retrievers: Array<string>;
+  /**
+   * The client's token for progress reports (the tests at an EvoCodeBench case's cursor).
+   */
+  workDoneToken?: number | string;
+};
+
+/**
+ * `crossfile.compare`'s answer.
+ */
+export type CompareResult = {
+  uri: string;
+  position: Position;
+  /**
+   * The replayed case whose cursor it is.
+   */
+  caseId: string | null;
+  /**
+   * The case's reference: the text removed, or an EvoCodeBench case's body.
+   */
+  reference: string | null;
+  results: Array<CompareColumn>;
+};
+
+/**
+ * `crossfile.context`'s arguments.
+ */
+export type ContextParams = {
+  uri: string;
+};
+
+/**
+ * `crossfile.context`'s answer: the last completion in a document.
+ */
+export type ContextResult = {
+  uri: string;
+  /**
+   * Where it was shown.
+   */
+  position: Position;
+  /**
+   * Where the completion it came from was asked (`position` but for typing along it).
+   */
+  askedAt: Position;
+  caseId: string | null;
+  retriever: string;
+  upperBound: boolean;
+  rawSuggestion: string;
+  prompt: string;
+  /**
+   * A catalogue name, a GGUF file name, or an HTTP backend and its model.
+   */
+  model: string;
+  /**
+   * Which completion of the server it is (typing along it keeps the number).
+   */
+  serial: number;
+  generation: GenerationInfo;
+  timingsMs: TimingsMs;
+  chunks: Array<ChunkInfo>;
+  /**
+   * `{crossfile, left, right, total}`: each part of the prompt tokenized alone, and the whole.
+   */
+  promptTokens: PromptTokens;
+  suggestion: string;
+  latencyMs: number;
+};
+
+/**
+ * A run of a diff: `delete` is only in the reference, `insert` only in the suggestion.
+ */
+export type DiffRun = {
+  /**
+   * `equal`, `delete` or `insert`.
+   */
+  op: string;
+  text: string;
+};
+
+/**
+ * A workspace folder: its index and its trust.
+ */
+export type FolderStatus = {
+  name: string;
+  root: string;
+  /**
+   * `building`, `ready` or `failed`.
+   */
+  index: string;
+  /**
+   * Files and chunks the index holds, when it is ready.
+   */
+  files: number | null;
+  chunks: number | null;
+  /**
+   * Why building the index failed.
+   */
+  error: string | null;
+  /**
+   * Whether its `crossfile.toml` may choose endpoints, model files and the cache directory.
+   */
+  trusted: boolean;
+};
+
+/**
+ * What the backend reported of the generation.
+ */
+export type GenerationInfo = {
+  promptTokens: number | null;
+  /**
+   * Prompt tokens a kept KV cache held already.
+   */
+  reusedTokens: number | null;
+  generatedTokens: number | null;
+  /**
+   * Cut at `lsp.max_generate_ms`.
+   */
+  outOfTime: boolean;
+  /**
+   * The model's text before post-processing.
+   */
+  text: string;
+  /**
+   * Answered from the last answer's layout while the new prompt was read.
+   */
+  fromFallback: boolean;
+};
+
+export type JsonValue = number | string | boolean | Array<JsonValue> | {
+  [key in string]: JsonValue;
+} | null;
+
+/**
+ * `crossfile.listCases`'s arguments.
+ */
+export type ListCasesParams = {
+  /**
+   * The cases file (CrossCodeEval, RepoEval, history or EvoCodeBench jsonl).
+   */
+  cases: string;
+  /**
+   * `cceval`, `repoeval`, `history` or `evocodebench`; told from the first record when absent.
+   */
+  format?: string | null;
+};
+
+/**
+ * A column's completion and, at a replayed case, how it compares with the reference.
+ */
+export type MadeColumn = {
+  /**
+   * At a replayed case: the share of the reference's distinct identifiers that the chunks
+   * hold, 0..1; absent without chunks or when the reference has no identifier.
+   */
+  overlap?: number;
+  /**
+   * At a text case: the runs that turn the reference into the suggestion.
+   */
+  diff?: Array<DiffRun>;
+  /**
+   * At a text case: the suggestion's metrics.
+   */
+  metrics?: Metrics;
+  /**
+   * At an EvoCodeBench case: the body tested and how its tests ended.
+   */
+  body?: string;
+  outcome?: TestOutcome;
+  chunks: Array<ChunkInfo>;
+  /**
+   * `{crossfile, left, right, total}`: each part of the prompt tokenized alone, and the whole.
+   */
+  promptTokens: PromptTokens;
+  suggestion: string;
+  latencyMs: number;
+};
+
+/**
+ * A case's metrics, by the benchmark's own names (`em`, `es`, `id_em`, `pass@1`…), or why they
+ * could not be computed.
+ */
+export type Metrics = {
+  [key in string]: number;
+} | {
+  error: string;
+};
+
+/**
+ * The model: its label, where its file comes from, and whether it is there and loaded.
+ */
+export type ModelStatus = {
+  /**
+   * As the status line shows it: a catalogue name, a GGUF file name, or an HTTP backend and
+   * its model.
+   */
+  label: string;
+  /**
+   * `catalogue` (fetched into the cache on first use) or `path` (`model.path`).
+   */
+  source: string;
+  /**
+   * The catalogue's name (`model.name`), when it is the source.
+   */
+  name: string | null;
+  /**
+   * The GGUF file: `model.path`, or where the catalogue's model is cached.
+   */
+  file: string;
+  /**
+   * Whether the file exists (the server fetches a catalogue model when it loads it: at the
+   * start, and when the model settings change).
+   */
+  present: boolean;
+  /**
+   * Whether the server has loaded it.
+   */
+  loaded: boolean;
+  /**
+   * While it is being fetched: what is being done.
+   */
+  downloading: string | null;
+};
+
+/**
+ * LSP's own `Position`, which `lsp-types` gives no TypeScript form.
+ */
+export type Position = {
+  line: number;
+  character: number;
+};
+
+/**
+ * Token counts of each part of a built prompt, with the model's tokenizer.
+ */
+export type PromptTokens = {
+  /**
+   * The cross-file block as kept, tokenized alone.
+   */
+  crossfile: number;
+  /**
+   * The left context as kept, tokenized alone.
+   */
+  left: number;
+  /**
+   * The right context as kept, tokenized alone (0 for `Plain`).
+   */
+  right: number;
+  /**
+   * The whole prompt text, special tokens included, tokenized as one string.
+   */
+  total: number;
+};
+
+/**
  * `crossfile.replayCase`'s arguments.
  */
 export type ReplayCaseParams = {
@@ -63,8 +489,6 @@ export type ReplayCaseParams = {
    */
   inPlace?: boolean;
 };
-
-export type CaseRef = number | string;
 
 /**
  * A case opened for replay: the file to show, its text and the cursor.
@@ -142,9 +566,37 @@ export type ReplayedCaseInfo = {
   tests?: Array<string>;
 };
 
-export type JsonValue = number | string | boolean | Array<JsonValue> | {
-  [key in string]: JsonValue;
-} | null;
+/**
+ * A retriever spec form (`crossfile.retrievers`).
+ */
+export type RetrieverInfo = {
+  /**
+   * The spec, or its pattern for a composite form (`mmr:<spec>[:<lambda in 0..1>]`).
+   */
+  spec: string;
+  summary: string;
+  /**
+   * `nothing`, `dense-endpoint`, `case-context` (a replayed benchmark case's shipped context)
+   * or `parts` (the retrievers it combines).
+   */
+  needs: string;
+  /**
+   * Whether the settings of the first folder provide what it needs.
+   */
+  available: boolean;
+  /**
+   * It sees the reference: its scores are an upper bound.
+   */
+  upperBound: boolean;
+  /**
+   * A pattern over other specs.
+   */
+  composite: boolean;
+  /**
+   * The retriever completions use now (`retrieve.retriever`).
+   */
+  default: boolean;
+};
 
 /**
  * `crossfile.score`'s arguments: the case and either the text to score or the buffer holding it.
@@ -194,13 +646,33 @@ export type ScoreResult = {
 export type Scored = "raw" | "given";
 
 /**
- * A case's metrics, by the benchmark's own names (`em`, `es`, `id_em`, `pass@1`…), or why they
- * could not be computed.
+ * `crossfile.status`'s answer.
  */
-export type Metrics = {
-  [key in string]: number;
-} | {
-  error: string;
+export type StatusResult = {
+  /**
+   * The server's version.
+   */
+  version: string;
+  model: ModelStatus;
+  backend: BackendStatus;
+  /**
+   * Where indexes, vectors and fetched models are kept.
+   */
+  cacheDir: string;
+  /**
+   * The user's config file, and whether it exists.
+   */
+  userConfig: string | null;
+  userConfigExists: boolean;
+  /**
+   * The retriever completions use.
+   */
+  retriever: string;
+  folders: Array<FolderStatus>;
+  /**
+   * The arena, when a folder has it on (`arena.enabled` and two arms or more).
+   */
+  arena: ArenaStatus | null;
 };
 
 /**
@@ -243,206 +715,6 @@ export type TestRunInfo = {
 };
 
 /**
- * `crossfile.compare`'s arguments.
- */
-export type CompareParams = {
-  uri: string;
-  position: Position;
-  retrievers: Array<string>;
-  /**
-   * The client's token for progress reports (the tests at an EvoCodeBench case's cursor).
-   */
-  workDoneToken?: number | string;
-};
-
-/**
- * `crossfile.compare`'s answer.
- */
-export type CompareResult = {
-  uri: string;
-  position: Position;
-  /**
-   * The replayed case whose cursor it is.
-   */
-  caseId: string | null;
-  /**
-   * The case's reference: the text removed, or an EvoCodeBench case's body.
-   */
-  reference: string | null;
-  results: Array<CompareColumn>;
-};
-
-/**
- * One retriever's column: its completion, or the error it met.
- */
-export type CompareColumn = {
-  retriever: string;
-  upperBound: boolean;
-} & (MadeColumn | { error: string, });
-
-/**
- * A column's completion and, at a replayed case, how it compares with the reference.
- */
-export type MadeColumn = {
-  /**
-   * At a replayed case: the share of the reference's distinct identifiers that the chunks
-   * hold, 0..1; absent without chunks or when the reference has no identifier.
-   */
-  overlap?: number;
-  /**
-   * At a text case: the runs that turn the reference into the suggestion.
-   */
-  diff?: Array<DiffRun>;
-  /**
-   * At a text case: the suggestion's metrics.
-   */
-  metrics?: Metrics;
-  /**
-   * At an EvoCodeBench case: the body tested and how its tests ended.
-   */
-  body?: string;
-  outcome?: TestOutcome;
-  chunks: Array<ChunkInfo>;
-  /**
-   * `{crossfile, left, right, total}`: each part of the prompt tokenized alone, and the whole.
-   */
-  promptTokens: PromptTokens;
-  suggestion: string;
-  latencyMs: number;
-};
-
-/**
- * A run of a diff: `delete` is only in the reference, `insert` only in the suggestion.
- */
-export type DiffRun = {
-  /**
-   * `equal`, `delete` or `insert`.
-   */
-  op: string;
-  text: string;
-};
-
-/**
- * Token counts of each part of a built prompt, with the model's tokenizer.
- */
-export type PromptTokens = {
-  /**
-   * The cross-file block as kept, tokenized alone.
-   */
-  crossfile: number;
-  /**
-   * The left context as kept, tokenized alone.
-   */
-  left: number;
-  /**
-   * The right context as kept, tokenized alone (0 for `Plain`).
-   */
-  right: number;
-  /**
-   * The whole prompt text, special tokens included, tokenized as one string.
-   */
-  total: number;
-};
-
-/**
- * A retrieved chunk. Context a case provides has no lines and no URI.
- */
-export type ChunkInfo = {
-  /**
-   * Relative to the workspace folder.
-   */
-  path: string;
-  uri: string | null;
-  /**
-   * 1-based, inclusive.
-   */
-  startLine: number | null;
-  endLine: number | null;
-  score: number;
-  /**
-   * `crossfile.compare` only: where the chunk comes from relative to the cursor's file
-   * (`same_file`, `same_dir`, `imported`, `elsewhere`).
-   */
-  origin?: string;
-  /**
-   * The source that gave it, as a spec, when a `mix:` retriever composed the context.
-   */
-  source?: string;
-  /**
-   * `crossfile.context` only.
-   */
-  text?: string;
-};
-
-/**
- * `crossfile.context`'s arguments.
- */
-export type ContextParams = {
-  uri: string;
-};
-
-/**
- * `crossfile.context`'s answer: the last completion in a document.
- */
-export type ContextResult = {
-  uri: string;
-  /**
-   * Where it was shown.
-   */
-  position: Position;
-  /**
-   * Where the completion it came from was asked (`position` but for typing along it).
-   */
-  askedAt: Position;
-  caseId: string | null;
-  retriever: string;
-  upperBound: boolean;
-  rawSuggestion: string;
-  prompt: string;
-  /**
-   * A catalogue name, a GGUF file name, or an HTTP backend and its model.
-   */
-  model: string;
-  /**
-   * Which completion of the server it is (typing along it keeps the number).
-   */
-  serial: number;
-  generation: GenerationInfo;
-  timingsMs: TimingsMs;
-  chunks: Array<ChunkInfo>;
-  /**
-   * `{crossfile, left, right, total}`: each part of the prompt tokenized alone, and the whole.
-   */
-  promptTokens: PromptTokens;
-  suggestion: string;
-  latencyMs: number;
-};
-
-/**
- * What the backend reported of the generation.
- */
-export type GenerationInfo = {
-  promptTokens: number | null;
-  /**
-   * Prompt tokens a kept KV cache held already.
-   */
-  reusedTokens: number | null;
-  generatedTokens: number | null;
-  /**
-   * Cut at `lsp.max_generate_ms`.
-   */
-  outOfTime: boolean;
-  /**
-   * The model's text before post-processing.
-   */
-  text: string;
-  /**
-   * Answered from the last answer's layout while the new prompt was read.
-   */
-  fromFallback: boolean;
-};
-
-/**
  * Where the time went, in milliseconds.
  */
 export type TimingsMs = {
@@ -451,276 +723,4 @@ export type TimingsMs = {
   generate: number;
   postprocess: number;
   firstToken: number | null;
-};
-
-/**
- * `crossfile.listCases`'s arguments.
- */
-export type ListCasesParams = {
-  /**
-   * The cases file (CrossCodeEval, RepoEval, history or EvoCodeBench jsonl).
-   */
-  cases: string;
-  /**
-   * `cceval`, `repoeval`, `history` or `evocodebench`; told from the first record when absent.
-   */
-  format?: string | null;
-};
-
-/**
- * One case of a cases file, for a picker.
- */
-export type CaseRow = {
-  id: string;
-  /**
-   * 0-based.
-   */
-  index: number;
-  language: string;
-  repository: string;
-  path: string;
-  /**
-   * 1-based.
-   */
-  line: number;
-  /**
-   * EvoCodeBench: `function` or `method`.
-   */
-  kind?: string;
-  /**
-   * History: the line's category.
-   */
-  category?: string;
-};
-
-/**
- * A retriever spec form (`crossfile.retrievers`).
- */
-export type RetrieverInfo = {
-  /**
-   * The spec, or its pattern for a composite form (`mmr:<spec>[:<lambda in 0..1>]`).
-   */
-  spec: string;
-  summary: string;
-  /**
-   * `nothing`, `dense-endpoint`, `case-context` (a replayed benchmark case's shipped context)
-   * or `parts` (the retrievers it combines).
-   */
-  needs: string;
-  /**
-   * Whether the settings of the first folder provide what it needs.
-   */
-  available: boolean;
-  /**
-   * It sees the reference: its scores are an upper bound.
-   */
-  upperBound: boolean;
-  /**
-   * A pattern over other specs.
-   */
-  composite: boolean;
-  /**
-   * The retriever completions use now (`retrieve.retriever`).
-   */
-  default: boolean;
-};
-
-/**
- * `crossfile.status`'s answer.
- */
-export type StatusResult = {
-  /**
-   * The server's version.
-   */
-  version: string;
-  model: ModelStatus;
-  backend: BackendStatus;
-  /**
-   * Where indexes, vectors and fetched models are kept.
-   */
-  cacheDir: string;
-  /**
-   * The user's config file, and whether it exists.
-   */
-  userConfig: string | null;
-  userConfigExists: boolean;
-  /**
-   * The retriever completions use.
-   */
-  retriever: string;
-  folders: Array<FolderStatus>;
-  /**
-   * The arena, when a folder has it on (`arena.enabled` and two arms or more).
-   */
-  arena: ArenaStatus | null;
-};
-
-/**
- * A workspace folder: its index and its trust.
- */
-export type FolderStatus = {
-  name: string;
-  root: string;
-  /**
-   * `building`, `ready` or `failed`.
-   */
-  index: string;
-  /**
-   * Files and chunks the index holds, when it is ready.
-   */
-  files: number | null;
-  chunks: number | null;
-  /**
-   * Why building the index failed.
-   */
-  error: string | null;
-  /**
-   * Whether its `crossfile.toml` may choose endpoints, model files and the cache directory.
-   */
-  trusted: boolean;
-};
-
-/**
- * The backend completions go to.
- */
-export type BackendStatus = {
-  /**
-   * As `backend.kind` spells it (`embedded`, `none` or an HTTP kind).
-   */
-  kind: string;
-  /**
-   * An HTTP backend's endpoint, where the workspace's code is sent.
-   */
-  endpoint: string | null;
-  /**
-   * An HTTP backend's model name.
-   */
-  model: string | null;
-};
-
-/**
- * The arena of the folders that have it on.
- */
-export type ArenaStatus = {
-  /**
-   * Each arm's spec, as votes name it.
-   */
-  arms: Array<string>;
-  votes: string;
-  /**
-   * The seed of the pair draws (the settings' or the session's).
-   */
-  seed: number;
-  /**
-   * Battles shown, votes written, arms failed and battles not shown for a blank suggestion,
-   * in this session.
-   */
-  battles: number;
-  recorded: number;
-  failed: number;
-  blank: number;
-};
-
-/**
- * The model: its label, where its file comes from, and whether it is there and loaded.
- */
-export type ModelStatus = {
-  /**
-   * As the status line shows it: a catalogue name, a GGUF file name, or an HTTP backend and
-   * its model.
-   */
-  label: string;
-  /**
-   * `catalogue` (fetched into the cache on first use) or `path` (`model.path`).
-   */
-  source: string;
-  /**
-   * The catalogue's name (`model.name`), when it is the source.
-   */
-  name: string | null;
-  /**
-   * The GGUF file: `model.path`, or where the catalogue's model is cached.
-   */
-  file: string;
-  /**
-   * Whether the file exists (the server fetches a catalogue model when it loads it: at the
-   * start, and when the model settings change).
-   */
-  present: boolean;
-  /**
-   * Whether the server has loaded it.
-   */
-  loaded: boolean;
-  /**
-   * While it is being fetched: what is being done.
-   */
-  downloading: string | null;
-};
-
-/**
- * `crossfile.arenaVote`'s arguments.
- */
-export type ArenaVoteParams = {
-  /**
-   * The battle's id, from its items' command.
-   */
-  battle: number;
-  /**
-   * 1 or 2: the suggestion shown first or second was accepted; null: none was (dismissed).
-   */
-  pick?: number | null;
-};
-
-/**
- * `crossfile.arenaVote`'s answer.
- */
-export type ArenaVoteResult = {
-  /**
-   * False when the battle was no longer pending (voted, or superseded as no choice).
-   */
-  recorded: boolean;
-  /**
-   * The votes file.
-   */
-  votes: string;
-};
-
-/**
- * A decided battle with its arms revealed, in the order shown: `arms[0]` made suggestion 1.
- */
-export type ArenaRevealResult = {
-  /**
-   * The battle's id (as its items' command named it).
-   */
-  battle: number;
-  /**
-   * The votes file the vote was written to.
-   */
-  votes: string;
-  arms: [string, string];
-  /**
-   * 1 or 2; null: no choice.
-   */
-  picked: number | null;
-  texts: [string, string];
-  latencyMs: [number, number];
-  /**
-   * At a replayed case: its id and each suggestion's metrics.
-   */
-  caseId: string | null;
-  metrics: [{ [key in string]: number }, { [key in string]: number }] | null;
-  path: string;
-  /**
-   * 1-based.
-   */
-  line: number;
-  col: number;
-};
-
-/**
- * LSP's own `Position`, which `lsp-types` gives no TypeScript form.
- */
-export type Position = {
-  line: number;
-  character: number;
 };

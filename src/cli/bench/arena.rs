@@ -71,7 +71,7 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "SPEC,SPEC[,…]")]
     pub arms: String,
     /// What the reference voter prefers: es (the higher edit similarity) or em.
-    #[arg(long, value_name = "es|em", value_parser = Voter::parse)]
+    #[arg(long, value_name = "es|em", value_parser = super::super::args::choice::<Voter>())]
     pub voter: Voter,
     /// Battles to cast.
     #[arg(long, value_name = "N", default_value_t = 1000)]

@@ -14,6 +14,7 @@ use serde_json::json;
 
 use crossfile_bench::bench::cases::history::Category;
 use crossfile_bench::mine::history::{HistoryParams, mine_history};
+use crossfile_engine::choice::Choice;
 use crossfile_engine::config::{Options, Settings};
 
 #[derive(Debug, Args)]
@@ -114,7 +115,7 @@ pub fn run(args: &BenchMineHistoryArgs) -> anyhow::Result<()> {
         ));
     }
     let seconds = started.elapsed().as_secs_f64();
-    let mut categories: Vec<(Category, usize)> = Category::ALL.iter().map(|&c| (c, 0)).collect();
+    let mut categories: Vec<(Category, usize)> = Category::all().iter().map(|&c| (c, 0)).collect();
     for record in &mined.records {
         if let Some(slot) = categories
             .iter_mut()

@@ -21,6 +21,7 @@ use crossfile_bench::bench::shard::Shard;
 use crossfile_bench::bench::tally::Tally;
 use crossfile_bench::bench::{CaseFormat, Resumed, RunFile, load_cases};
 use crossfile_engine::backend::{BackendKind, Sampling};
+use crossfile_engine::choice::Choice;
 use crossfile_engine::complete::{Completer, backend_for, tokenizer_for};
 use crossfile_engine::config::{Options, Settings};
 use crossfile_engine::retrieve::RetrieverSpec;
@@ -41,10 +42,14 @@ impl RunFormat {
     pub fn parse(name: &str) -> Result<RunFormat, String> {
         match name {
             "evocodebench" => Ok(RunFormat::EvoCodeBench),
-            _ => CaseFormat::from_name(name)
+            _ => name
+                .parse::<CaseFormat>()
                 .map(RunFormat::Cases)
-                .ok_or_else(|| {
-                    format!("unknown format {name:?}: cceval, repoeval, history or evocodebench")
+                .map_err(|_| {
+                    format!(
+                        "unknown format {name:?}: {} or evocodebench",
+                        CaseFormat::names().join(", ")
+                    )
                 }),
         }
     }
@@ -109,7 +114,7 @@ pub struct ExecRunArgs {
     /// evocodebench: how much of the case's file the model sees: baseline (the signature and
     /// the requirement), local_completion (and the code above), local_infilling (and the code
     /// below, as fill-in-the-middle where the model has it).
-    #[arg(long, value_name = "SETTING", value_parser = Setting::parse)]
+    #[arg(long, value_name = "SETTING", value_parser = super::super::args::choice::<Setting>())]
     pub setting: Option<Setting>,
     /// evocodebench: bodies generated per case and retriever (more than one needs
     /// --temperature).

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crossfile_bench::bench::{CaseFormat, load_cases, load_predictions, score_predictions};
+use crossfile_engine::choice::Choice;
 use crossfile_engine::config::{Options, Settings, WorkspaceOptions};
 
 /// What `bench score` scores: completions by similarity (CrossCodeEval, RepoEval) or function
@@ -24,10 +25,13 @@ fn score_format(name: &str) -> Result<ScoreFormat, String> {
         "codereval" => return Ok(ScoreFormat::Codereval),
         _ => {}
     }
-    CaseFormat::from_name(name)
+    name.parse::<CaseFormat>()
         .map(ScoreFormat::Similarity)
-        .ok_or_else(|| {
-            format!("unknown format {name:?}: cceval, repoeval, history, evocodebench or codereval")
+        .map_err(|_| {
+            format!(
+                "unknown format {name:?}: {}, evocodebench or codereval",
+                CaseFormat::names().join(", ")
+            )
         })
 }
 

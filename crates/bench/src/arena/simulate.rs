@@ -7,29 +7,15 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::vote::{VOTES_VERSION, Vote, now};
 use crate::bench::runfile::RunRecord;
+use crossfile_engine::choice::Choice;
 use crossfile_engine::seeded::SplitMix64;
 
-/// What the reference voter prefers: the higher edit similarity or the exact match.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Voter {
-    Es,
-    Em,
-}
-
-impl Voter {
-    pub fn parse(name: &str) -> Result<Voter, String> {
-        match name {
-            "es" => Ok(Voter::Es),
-            "em" => Ok(Voter::Em),
-            _ => Err(format!("unknown voter {name:?}: es or em")),
-        }
-    }
-
-    fn metric(self) -> &'static str {
-        match self {
-            Voter::Es => "es",
-            Voter::Em => "em",
-        }
+crossfile_engine::choice! {
+    /// What the reference voter prefers: the higher edit similarity or the exact match (the
+    /// metric of that name).
+    pub enum Voter {
+        Es,
+        Em,
     }
 }
 
@@ -93,7 +79,7 @@ pub fn simulate(
 
 /// The battle between two records of one case, as the reference voter decides it.
 fn battle(a: &RunRecord, b: &RunRecord, first: u8, voter: Voter, time: &str) -> Vote {
-    let score = |r: &RunRecord| r.metrics.get(voter.metric()).copied().unwrap_or(0.0);
+    let score = |r: &RunRecord| r.metrics.get(voter.name()).copied().unwrap_or(0.0);
     let choice = match score(a).total_cmp(&score(b)) {
         std::cmp::Ordering::Greater => Some(0),
         std::cmp::Ordering::Less => Some(1),

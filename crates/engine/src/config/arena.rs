@@ -1,20 +1,50 @@
-//! `[arena]`: blind paired comparison in the editor. Each arm is a retriever spec or a partial
-//! settings table, checked by the same resolver as every layer ([`arm_options`]) and resolved
-//! over the layers beneath it ([`ArenaSettings`]), so an arm differs from the user's settings in
-//! exactly the keys it names.
+//! `[arena]` as a layer writes it: blind paired comparison in the editor. Each arm is a retriever
+//! spec or a table of the sections an arm may set ([`ArmOptions`]), read and checked as every
+//! layer is; the language server resolves each over the layers beneath it
+//! (`crossfile_server::settings::arena`), so an arm differs from the user's settings in exactly
+//! the keys it names.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::sync::Arc;
 
+use serde::Deserialize;
 use serde_json::Value;
 
-use super::options::Options;
-use super::{ConfigError, Problem, Settings, Source};
+use super::Problem;
+use super::options::{
+    BackendOptions, ModelOptions, Options, PostprocessOptions, PromptOptions, RetrieveOptions,
+    read_value,
+};
 
-/// The settings sections an arm may set: what makes one completion differ from another at the
-/// same cursor. The index, the workspace walk and the server's own keys serve every arm alike.
-pub const ARM_SECTIONS: &[&str] = &["retrieve", "prompt", "postprocess", "model", "backend"];
+/// An arm written as a table: the sections it may set, what makes one completion differ from
+/// another at the same cursor. The index, the workspace walk and the server's own keys serve
+/// every arm alike, so a table that names another section does not read (serde's error names
+/// these fields). `retriever`, short for `retrieve.retriever`, is read as that before.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ArmTable {
+    retrieve: Option<RetrieveOptions>,
+    prompt: Option<PromptOptions>,
+    postprocess: Option<PostprocessOptions>,
+    model: Option<ModelOptions>,
+    backend: Option<BackendOptions>,
+}
+
+/// One arm of `arena.arms`, read: its canonical spec (what votes name it by) and the options it
+/// sets.
+#[derive(Clone, Debug)]
+pub struct ArmOptions {
+    pub spec: String,
+    pub options: Options,
+}
+
+impl<'de> Deserialize<'de> for ArmOptions {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        arm_options(&value)
+            .map(|(spec, options)| ArmOptions { spec, options })
+            .map_err(|problems| serde::de::Error::custom(super::render_problems(&problems)))
+    }
+}
 
 crate::choice! {
     /// How a battle's pair of arms is drawn (`[arena] pairs`).
@@ -30,96 +60,51 @@ crate::choice! {
 /// that hold numbers as doubles, JavaScript's, read every seed exactly).
 pub const MAX_SEED: u64 = (1 << 53) - 1;
 
-/// `[arena]`, resolved.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ArenaSettings {
-    /// Battles are shown (default false); only with two or more arms.
-    pub enabled: bool,
-    pub arms: Vec<Arm>,
-    /// The seed of the pair and order draws; `None`: drawn when the server starts.
-    pub seed: Option<u64>,
-    /// The votes file (default: `<data dir>/crossfile/arena/votes.jsonl`, never the workspace).
-    pub votes: PathBuf,
-}
-
-impl ArenaSettings {
-    /// Whether battles are shown: on, with two arms at least.
-    pub fn active(&self) -> bool {
-        self.enabled && self.arms.len() >= 2
-    }
-}
-
-/// One arm: its canonical spec (what votes name it by) and the settings it completes with.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Arm {
-    pub spec: String,
-    pub settings: Arc<Settings>,
-}
-
-/// The votes file when `arena.votes` is not set: `$XDG_DATA_HOME/crossfile/arena/votes.jsonl`
-/// (the platform's data directory elsewhere).
-pub fn default_votes_path() -> PathBuf {
-    directories::ProjectDirs::from("", "", "crossfile")
-        .map(|dirs| dirs.data_dir().to_path_buf())
-        .unwrap_or_else(|| std::env::temp_dir().join("crossfile-data"))
-        .join("arena")
-        .join("votes.jsonl")
-}
-
-/// The arena of `options` (every layer merged): each arm's settings are `base` with the arm's
-/// options on top, resolved like any settings.
-pub fn resolve(options: &Options) -> ArenaSettings {
-    let arena = options.arena.clone().unwrap_or_default();
-    let mut base = options.clone();
-    base.arena = None;
-    let arms = arena
-        .arms
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|value| arm_options(value).ok())
-        .map(|(spec, arm)| Arm {
-            spec,
-            settings: Arc::new(Settings::resolve(&base.clone().overlay(arm))),
-        })
-        .collect();
-    ArenaSettings {
-        enabled: arena.enabled.unwrap_or(false),
-        arms,
-        seed: arena.seed,
-        votes: arena.votes.unwrap_or_else(default_votes_path),
-    }
-}
-
-/// Every problem of a layer's `arena.arms`, by dotted key (`arena.arms[1].prompt.layout`).
-pub fn arm_problems(arms: &[Value]) -> Vec<Problem> {
+/// Every problem of a layer's `arena.arms`, by dotted key (`arena.arms[1].prompt.layout`): an
+/// arm that does not read, one named twice, one alone. The arms that do not read are taken out
+/// of `value`, so the rest of the layer reads and every bad arm is reported, not the first alone.
+pub(super) fn take_bad_arms(value: &mut Value) -> Vec<Problem> {
+    let Some(arms) = value
+        .get_mut("arena")
+        .and_then(|a| a.get_mut("arms"))
+        .and_then(Value::as_array_mut)
+    else {
+        return Vec::new();
+    };
     let mut problems = Vec::new();
-    let mut seen = BTreeMap::new();
-    for (i, value) in arms.iter().enumerate() {
-        match arm_options(value) {
-            Ok((spec, _)) => {
-                if let Some(first) = seen.insert(spec.clone(), i) {
-                    problems.push(Problem {
-                        key: format!("arena.arms[{i}]"),
-                        message: format!("`{spec}` is arm {first} already"),
-                    });
-                }
-            }
-            Err(errors) => problems.extend(errors.into_iter().map(|p| Problem {
-                key: if p.key.is_empty() {
-                    format!("arena.arms[{i}]")
-                } else {
-                    format!("arena.arms[{i}].{}", p.key)
-                },
-                message: p.message,
-            })),
-        }
-    }
     if arms.len() == 1 {
         problems.push(Problem {
             key: "arena.arms".into(),
             message: "a battle needs two arms or more".into(),
         });
     }
+    let mut seen = BTreeMap::new();
+    let mut i = 0;
+    arms.retain(|arm| {
+        let at = i;
+        i += 1;
+        match arm_options(arm) {
+            Ok((spec, _)) => {
+                if let Some(first) = seen.insert(spec.clone(), at) {
+                    problems.push(Problem {
+                        key: format!("arena.arms[{at}]"),
+                        message: format!("`{spec}` is arm {first} already"),
+                    });
+                }
+                true
+            }
+            Err(errors) => {
+                problems.extend(errors.into_iter().map(|p| Problem {
+                    key: match p.key.as_str() {
+                        "" | "." => format!("arena.arms[{at}]"),
+                        key => format!("arena.arms[{at}].{key}"),
+                    },
+                    message: p.message,
+                }));
+                false
+            }
+        }
+    });
     problems
 }
 
@@ -157,32 +142,22 @@ pub fn arm_options(value: &Value) -> Result<(String, Options), Vec<Problem>> {
             message: "an arm sets at least one key".into(),
         }]);
     }
-    let outside: Vec<Problem> = flat
-        .keys()
-        .filter(|key| {
-            !ARM_SECTIONS
-                .iter()
-                .any(|s| key.starts_with(&format!("{s}.")))
-        })
-        .map(|key| Problem {
-            key: key.clone(),
-            message: format!(
-                "an arm may set only {} keys (one index and one server serve every arm)",
-                ARM_SECTIONS.join(", ")
-            ),
-        })
-        .collect();
-    if !outside.is_empty() {
-        return Err(outside);
+    let (table, mut problems) = read_value::<ArmTable>(nest(&flat));
+    let options = table.map(|t| Options {
+        retrieve: t.retrieve,
+        prompt: t.prompt,
+        postprocess: t.postprocess,
+        model: t.model,
+        backend: t.backend,
+        ..Options::default()
+    });
+    if let Some(options) = &options {
+        problems.extend(options.problems());
     }
-    let options = Options::from_value(nest(&flat), Source::Client).map_err(|e| match e {
-        ConfigError::Invalid { problems, .. } => problems,
-        other => vec![Problem {
-            key: String::new(),
-            message: other.to_string(),
-        }],
-    })?;
-    Ok((canonical(&flat), options))
+    match options {
+        Some(options) if problems.is_empty() => Ok((canonical(&flat), options)),
+        _ => Err(problems),
+    }
 }
 
 /// `retriever` alone is its spec (`bm25`); else the keys sorted, `{key=value, …}` with values as
@@ -249,6 +224,7 @@ fn nest(flat: &BTreeMap<String, Value>) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::{ConfigError, Source};
     use crate::retrieve::RetrieverSpec;
     use serde_json::json;
 
@@ -271,51 +247,42 @@ mod tests {
 
     #[test]
     fn a_bad_arm_names_its_key() {
-        let problems = arm_problems(&[
-            json!("bm25"),
-            json!({"prompt.layout": "sideways"}),
-            json!({"index.fixed_lines": 3}),
-            json!("bm25"),
-            json!({"retriever": "nope"}),
-            json!(7),
-        ]);
-        let keys: Vec<&str> = problems.iter().map(|p| p.key.as_str()).collect();
+        let problems = |arms: Value| match Options::from_value(
+            json!({"arena": {"arms": arms}}),
+            Source::Client,
+        ) {
+            Err(ConfigError::Invalid { problems, .. }) => problems,
+            other => panic!("{other:?}"),
+        };
+        let found = problems(json!([
+            "bm25",
+            {"prompt.layout": "sideways"},
+            {"index.fixed_lines": 3},
+            "bm25",
+            {"retriever": "nope"},
+            7
+        ]));
+        let keys: Vec<&str> = found.iter().map(|p| p.key.as_str()).collect();
         assert_eq!(
             keys,
             [
                 "arena.arms[1].prompt.layout",
-                "arena.arms[2].index.fixed_lines",
+                "arena.arms[2].index",
                 "arena.arms[3]",
                 "arena.arms[4].retrieve.retriever",
                 "arena.arms[5]",
             ],
-            "{problems:?}"
+            "{found:?}"
         );
+        // A section an arm may not set: the names it may, from the arm's type.
         assert!(
-            arm_problems(&[json!("bm25")])[0]
-                .message
-                .contains("two arms")
+            found[1].message.contains("unknown field `index`")
+                && found[1]
+                    .message
+                    .contains("`retrieve`, `prompt`, `postprocess`, `model`, `backend`"),
+            "{}",
+            found[1].message
         );
-    }
-
-    #[test]
-    fn an_arm_is_the_layers_beneath_with_its_keys_on_top() {
-        let options = Options::parse_toml(
-            "[retrieve]\ntop_k = 3\n[prompt]\nmax_new_tokens = 20\n[arena]\nenabled = true\n\
-             arms = [\"none\", { retriever = \"jaccard\", prompt.max_new_tokens = 4 }]\n",
-            Source::CommandLine,
-        )
-        .expect("valid");
-        let arena = resolve(&options);
-        assert!(arena.active());
-        let [none, jaccard] = &arena.arms[..] else {
-            panic!("two arms: {:?}", arena.arms)
-        };
-        assert_eq!(none.settings.retrieve.retriever, RetrieverSpec::None);
-        assert_eq!(none.settings.prompt.max_new_tokens, 20, "the layer's own");
-        assert_eq!(jaccard.settings.retrieve.retriever, RetrieverSpec::Jaccard);
-        assert_eq!(jaccard.settings.prompt.max_new_tokens, 4, "the arm's");
-        assert_eq!(jaccard.settings.retrieve.top_k, 3, "the layer's own");
-        assert!(!jaccard.settings.arena.enabled, "an arm holds no arena");
+        assert!(problems(json!(["bm25"]))[0].message.contains("two arms"));
     }
 }

@@ -92,9 +92,6 @@ pub fn problems(options: &Options) -> Vec<Problem> {
     }
     if let Some(a) = &options.arena {
         out.range("arena.seed", a.seed, 0, super::arena::MAX_SEED);
-        if let Some(arms) = &a.arms {
-            out.0.extend(super::arena::arm_problems(arms));
-        }
     }
     out.0
 }

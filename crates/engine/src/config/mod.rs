@@ -18,12 +18,12 @@ pub mod trust;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-pub use arena::{ArenaSettings, Arm, PairRule};
+pub use arena::{ArmOptions, PairRule};
 pub use options::{
     ArenaOptions, BackendOptions, DenseOptions, IndexOptions, LspOptions, ModelOptions, Options,
     Overlay, PostprocessOptions, PromptOptions, RetrieveOptions, TrustOptions, WorkspaceOptions,
 };
-pub use settings::{LspSettings, Settings};
+pub use settings::Settings;
 pub use trust::Ignored;
 
 /// The workspace config file's name.
@@ -130,31 +130,42 @@ impl Settings {
         root: Option<&Path>,
         flags: Options,
     ) -> Result<(Settings, Vec<Ignored>), ConfigError> {
-        let user = match user_config {
-            Some(path) => Options::read_file(path)?.unwrap_or_default(),
-            None => Options::default(),
-        };
-        flags.check(&Source::CommandLine)?;
-        let mut ignored = Vec::new();
-        let mut workspace = Options::default();
-        // A root that is no folder has no config file (the command then says it is no folder).
-        if let Some(root) = root.filter(|r| r.is_dir()) {
-            let file = root.join(WORKSPACE_FILE);
-            if let Some(mut options) = Options::read_file(&file)? {
-                let trusted = trust::is_trusted(root, &user, &flags);
-                ignored = trust::restrict(&mut options, trusted)
-                    .into_iter()
-                    .map(|key| Ignored {
-                        file: file.clone(),
-                        key,
-                    })
-                    .collect();
-                workspace = options;
-            }
-        }
-        let merged = user.overlay(workspace).overlay(flags);
-        Ok((Settings::resolve(&merged), ignored))
+        let (options, ignored) = layered(user_config, root, flags)?;
+        Ok((Settings::resolve(&options), ignored))
     }
+}
+
+/// Every layer merged, later winning: an explicit user config file (if any), the workspace's
+/// file under `root` (if any; the keys an untrusted workspace may not set left out and returned)
+/// and `flags`. What [`Settings`] resolves from, and the language server its own keys.
+pub fn layered(
+    user_config: Option<&Path>,
+    root: Option<&Path>,
+    flags: Options,
+) -> Result<(Options, Vec<Ignored>), ConfigError> {
+    let user = match user_config {
+        Some(path) => Options::read_file(path)?.unwrap_or_default(),
+        None => Options::default(),
+    };
+    flags.check(&Source::CommandLine)?;
+    let mut ignored = Vec::new();
+    let mut workspace = Options::default();
+    // A root that is no folder has no config file (the command then says it is no folder).
+    if let Some(root) = root.filter(|r| r.is_dir()) {
+        let file = root.join(WORKSPACE_FILE);
+        if let Some(mut options) = Options::read_file(&file)? {
+            let trusted = trust::is_trusted(root, &user, &flags);
+            ignored = trust::restrict(&mut options, trusted)
+                .into_iter()
+                .map(|key| Ignored {
+                    file: file.clone(),
+                    key,
+                })
+                .collect();
+            workspace = options;
+        }
+    }
+    Ok((user.overlay(workspace).overlay(flags), ignored))
 }
 
 /// The user's config file: `$CROSSFILE_CONFIG`, else `<config dir>/crossfile/crossfile.toml`.

@@ -48,7 +48,7 @@ leaf_overlay!(
     String,
     PathBuf,
     Vec<PathBuf>,
-    Vec<serde_json::Value>,
+    Vec<super::arena::ArmOptions>,
     ChunkerKind,
     RetrieverSpec,
     Exclude,
@@ -89,7 +89,7 @@ options! {
         pub enabled: Option<bool>,
         /// Two or more arms, each a retriever spec or a table of settings keys (a later layer's
         /// list replaces an earlier one's).
-        pub arms: Option<Vec<serde_json::Value>>,
+        pub arms: Option<Vec<super::arena::ArmOptions>>,
         /// How a pair is drawn.
         pub pairs: Option<super::arena::PairRule>,
         pub seed: Option<u64>,
@@ -355,38 +355,10 @@ impl Options {
         mut value: serde_json::Value,
         source: Source,
     ) -> Result<Options, ConfigError> {
-        let mut unknown = std::collections::BTreeSet::new();
-        let mut unread = Vec::new();
-        let parsed = loop {
-            // serde_ignored writes `?` for an `Option` level; a dotted key has none.
-            let mut record = |path: serde_ignored::Path<'_>| {
-                let text = path.to_string();
-                let key: Vec<&str> = text.split('.').filter(|p| *p != "?").collect();
-                unknown.insert(key.join("."));
-            };
-            let ignoring = serde_ignored::Deserializer::new(value.clone(), &mut record);
-            match serde_path_to_error::deserialize::<_, Options>(ignoring) {
-                Ok(options) => break Some(options),
-                Err(e) => {
-                    let taken_out = take_out(&mut value, e.path());
-                    unread.push(Problem {
-                        key: e.path().to_string(),
-                        message: e.into_inner().to_string(),
-                    });
-                    if !taken_out {
-                        break None;
-                    }
-                }
-            }
-        };
-        let mut problems: Vec<Problem> = unknown
-            .into_iter()
-            .map(|key| Problem {
-                key,
-                message: "unknown key".into(),
-            })
-            .collect();
-        problems.extend(unread);
+        // Every bad arm is reported with its keys, then left out so the rest reads.
+        let mut problems = super::arena::take_bad_arms(&mut value);
+        let (parsed, read) = read_value::<Options>(value);
+        problems.extend(read);
         if let Some(options) = &parsed {
             problems.extend(options.problems());
         }
@@ -413,9 +385,50 @@ impl Options {
     }
 
     /// Every out-of-range value of this layer.
-    fn problems(&self) -> Vec<Problem> {
+    pub(super) fn problems(&self) -> Vec<Problem> {
         super::check::problems(self)
     }
+}
+
+/// Reads `value` as a `T`, with every unknown key and every value of the wrong type or name by
+/// dotted path. A value that does not read is taken out and the rest read again, so one bad key
+/// hides no other; `None` when the rest does not read either.
+pub(super) fn read_value<T: serde::de::DeserializeOwned>(
+    mut value: serde_json::Value,
+) -> (Option<T>, Vec<Problem>) {
+    let mut unknown = std::collections::BTreeSet::new();
+    let mut unread = Vec::new();
+    let parsed = loop {
+        // serde_ignored writes `?` for an `Option` level; a dotted key has none.
+        let mut record = |path: serde_ignored::Path<'_>| {
+            let text = path.to_string();
+            let key: Vec<&str> = text.split('.').filter(|p| *p != "?").collect();
+            unknown.insert(key.join("."));
+        };
+        let ignoring = serde_ignored::Deserializer::new(value.clone(), &mut record);
+        match serde_path_to_error::deserialize::<_, T>(ignoring) {
+            Ok(read) => break Some(read),
+            Err(e) => {
+                let taken_out = take_out(&mut value, e.path());
+                unread.push(Problem {
+                    key: e.path().to_string(),
+                    message: e.into_inner().to_string(),
+                });
+                if !taken_out {
+                    break None;
+                }
+            }
+        }
+    };
+    let mut problems: Vec<Problem> = unknown
+        .into_iter()
+        .map(|key| Problem {
+            key,
+            message: "unknown key".into(),
+        })
+        .collect();
+    problems.extend(unread);
+    (parsed, problems)
 }
 
 /// Takes out of `value` the key whose value `path` leads into (an array's whole key), so the

@@ -13,7 +13,8 @@ use crate::prompt::PromptSettings;
 use crate::retrieve::{DEFAULT_RETRIEVER, DenseSettings, RetrieveSettings};
 use crate::workspace::WorkspaceSettings;
 
-/// Everything the engine reads, resolved and defaulted.
+/// Everything the engine reads, resolved and defaulted. The keys only the language server reads
+/// (`[lsp]`, `[arena]`) are resolved by it (`crossfile_server::settings`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
     /// Also holds `[workspace]` (which files are taken): the walk is the index's.
@@ -23,34 +24,6 @@ pub struct Settings {
     pub backend: BackendSettings,
     pub prompt: PromptSettings,
     pub postprocess: PostprocessSettings,
-    pub lsp: LspSettings,
-    /// `[arena]`: what only the language server reads.
-    pub arena: super::ArenaSettings,
-}
-
-/// The default time budget of a live suggestion, from its request reaching the model (the
-/// prompt's reading counted): on two cores the default model reads a keystroke's change in
-/// 0.1–0.3 s and decodes about 19 tokens a second, so a whole line (and more) takes longer than
-/// a person's pause after a keystroke; at the budget the suggestion so far is shown, and typing
-/// on asks for the rest (llama.vim's `t_max_prompt_ms` and `t_max_predict_ms` play the same part).
-/// Never applied at a replayed case.
-pub const DEFAULT_MAX_GENERATE_MS: u64 = 400;
-
-/// `[lsp]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LspSettings {
-    /// Wait before a completion starts (default 50 ms).
-    pub debounce_ms: u64,
-    /// Longest suggestion, in characters (default 500).
-    pub max_suggestion_chars: usize,
-    /// Time a live suggestion may take from its request reaching the model, in milliseconds
-    /// (default [`DEFAULT_MAX_GENERATE_MS`]; 0: no limit).
-    pub max_generate_ms: u64,
-    /// Kept KV caches and steady prompts in live completion (default true).
-    pub reuse_kv: bool,
-    /// Lines below the cursor's line in a live fill-in-the-middle prompt (default 0: the rest of
-    /// the cursor's line only).
-    pub right_context_lines: u32,
 }
 
 impl Default for Settings {
@@ -71,7 +44,6 @@ impl Settings {
         let b = options.backend.clone().unwrap_or_default();
         let p = options.prompt.clone().unwrap_or_default();
         let pp = options.postprocess.clone().unwrap_or_default();
-        let l = options.lsp.clone().unwrap_or_default();
         let cache_dir = i.cache_dir.clone().unwrap_or_else(super::default_cache_dir);
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get() as u32);
         let chunker = ChunkerSettings {
@@ -138,14 +110,6 @@ impl Settings {
             postprocess: PostprocessSettings {
                 unit: pp.unit.unwrap_or(Unit::Line),
             },
-            lsp: LspSettings {
-                debounce_ms: l.debounce_ms.unwrap_or(50),
-                max_suggestion_chars: l.max_suggestion_chars.unwrap_or(500),
-                max_generate_ms: l.max_generate_ms.unwrap_or(DEFAULT_MAX_GENERATE_MS),
-                reuse_kv: l.reuse_kv.unwrap_or(true),
-                right_context_lines: l.right_context_lines.unwrap_or(0),
-            },
-            arena: super::arena::resolve(options),
         }
     }
 }

@@ -192,3 +192,50 @@ fn the_configuration_doc_lists_every_name_of_each_choice() {
         }
     }
 }
+
+/// The VS Code extension's settings offer each named choice by the names of its type, in its
+/// order (and the catalogue's models by name): an enum there is the type's list, not a copy that
+/// could drift from it.
+#[test]
+fn the_vscode_settings_offer_each_choice_by_the_names_of_its_type() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../editors/vscode/package.json"
+    );
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let package: serde_json::Value = serde_json::from_str(&text).expect("package.json");
+    let enum_of = |key: &str| -> Option<Vec<String>> {
+        // One section, or a list of them.
+        let configuration = &package["contributes"]["configuration"];
+        let sections = configuration
+            .as_array()
+            .map_or_else(|| vec![configuration], |all| all.iter().collect());
+        let property = sections
+            .iter()
+            .find_map(|s| s["properties"].get(format!("crossfile.{key}")))?;
+        let names = property.get("enum")?.as_array()?;
+        Some(
+            names
+                .iter()
+                .map(|n| n.as_str().expect("a name").to_string())
+                .collect(),
+        )
+    };
+    let mut offered = 0;
+    for (key, names) in choices() {
+        if let Some(list) = enum_of(key) {
+            assert_eq!(list, names, "{path}: crossfile.{key}");
+            offered += 1;
+        }
+    }
+    assert!(offered >= 5, "the extension offers its choices as enums");
+    let models: Vec<&str> = crate::model::catalogue::CATALOGUE
+        .iter()
+        .map(|m| m.name)
+        .collect();
+    assert_eq!(
+        enum_of("model.name").expect("crossfile.model.name's enum"),
+        models,
+        "{path}: crossfile.model.name"
+    );
+}

@@ -102,16 +102,13 @@ pub fn restrict(options: &mut Options, trusted: bool) -> Vec<String> {
 
 /// Drops each arm that sets a key an untrusted workspace may not (an arm missing a key would
 /// no longer be the arm it names); returns the keys, as `arena.arms[I].KEY`.
-fn restrict_arms(arms: &mut Vec<serde_json::Value>) -> Vec<String> {
+fn restrict_arms(arms: &mut Vec<super::arena::ArmOptions>) -> Vec<String> {
     let mut dropped = Vec::new();
     let mut index = 0;
     arms.retain(|arm| {
         let i = index;
         index += 1;
-        let Ok((_, mut options)) = super::arena::arm_options(arm) else {
-            return true;
-        };
-        let keys = restrict_keys(&mut options);
+        let keys = restrict_keys(&mut arm.options.clone());
         dropped.extend(keys.iter().map(|key| format!("arena.arms[{i}].{key}")));
         keys.is_empty()
     });
@@ -290,9 +287,8 @@ mod tests {
         let kept: Vec<String> = arena
             .arms
             .unwrap_or_default()
-            .iter()
-            .filter_map(|arm| crate::config::arena::arm_options(arm).ok())
-            .map(|(spec, _)| spec)
+            .into_iter()
+            .map(|arm| arm.spec)
             .collect();
         assert_eq!(kept, ["bm25", "{prompt.layout=\"repo\"}"]);
         let mut trusted = parse(text);

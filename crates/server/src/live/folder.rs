@@ -12,9 +12,9 @@ use tokio::sync::{Notify, mpsc, watch};
 use super::Engine;
 use super::error::LiveError;
 use super::follow;
+use crate::settings::ServerSettings;
 use crossfile_engine::backend::Backend;
 use crossfile_engine::complete::Completer;
-use crossfile_engine::config::Settings;
 use crossfile_engine::index::{Index, Progress};
 use crossfile_engine::retrieve::{
     self, Hit, RING_LINES, RetrieveError, Retriever, RetrieverSpec, Ring,
@@ -22,10 +22,10 @@ use crossfile_engine::retrieve::{
 use crossfile_engine::workspace::Documents;
 
 /// A retriever and the settings it was built from.
-type BuiltRetriever = (Arc<Settings>, Arc<dyn Retriever>);
+type BuiltRetriever = (Arc<ServerSettings>, Arc<dyn Retriever>);
 
 /// A completer and the settings and model it was made for.
-type BuiltCompleter = (Arc<Settings>, Arc<dyn Backend>, Completer);
+type BuiltCompleter = (Arc<ServerSettings>, Arc<dyn Backend>, Completer);
 
 /// Where a folder's index stands.
 pub enum IndexState {
@@ -40,7 +40,7 @@ pub struct Folder {
     /// The canonical root.
     pub root: PathBuf,
     pub name: String,
-    settings: RwLock<Arc<Settings>>,
+    settings: RwLock<Arc<ServerSettings>>,
     /// Retrievers built from the settings, by spec, each with the settings it was built from: a
     /// completion reuses one (a `dense` retriever keeps its HTTP client and vector cache) until
     /// the settings change.
@@ -66,7 +66,7 @@ pub struct Folder {
 impl Folder {
     /// A folder whose index is not built yet; edits queue until it is. Starts the task that
     /// keeps the index current (inside a tokio runtime).
-    pub fn new(root: PathBuf, name: String, settings: Settings) -> Arc<Folder> {
+    pub fn new(root: PathBuf, name: String, settings: ServerSettings) -> Arc<Folder> {
         let (dirty, queue) = mpsc::unbounded_channel();
         let (index, _) = watch::channel(IndexState::Building);
         let (applied, _) = watch::channel(0);
@@ -89,14 +89,14 @@ impl Folder {
         folder
     }
 
-    pub fn settings(&self) -> Arc<Settings> {
+    pub fn settings(&self) -> Arc<ServerSettings> {
         self.settings
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
     }
 
-    pub fn set_settings(&self, settings: Settings) {
+    pub fn set_settings(&self, settings: ServerSettings) {
         *self.settings.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(settings);
     }
 
@@ -127,7 +127,7 @@ impl Folder {
     pub fn retriever(
         &self,
         spec: &RetrieverSpec,
-        settings: &Arc<Settings>,
+        settings: &Arc<ServerSettings>,
     ) -> Result<Arc<dyn Retriever>, RetrieveError> {
         let key = spec.to_string();
         let mut built = self.retrievers.lock().unwrap_or_else(|e| e.into_inner());
@@ -143,7 +143,7 @@ impl Folder {
 
     /// The completer for `settings` (this folder's, as a completion read them) and `engine`,
     /// made once and reused while both are current.
-    pub fn completer(&self, settings: &Arc<Settings>, engine: &Engine) -> Completer {
+    pub fn completer(&self, settings: &Arc<ServerSettings>, engine: &Engine) -> Completer {
         let mut built = self.completer.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((from, backend, completer)) = built.as_ref()
             && Arc::ptr_eq(from, settings)
@@ -154,12 +154,16 @@ impl Folder {
         // Live completion: the next keystroke's prompt shares most of this one's (unless the
         // settings turn that off).
         let reuse = settings.lsp.reuse_kv;
-        let completer = Completer::new(settings, engine.backend.clone(), engine.tokenizer.clone())
-            .with_kv_reuse(reuse)
-            .with_steady_prompts(reuse)
-            .with_next_line(true)
-            .with_generate_budget(Some(settings.lsp.max_generate_ms))
-            .with_live_right_lines(reuse.then_some(settings.lsp.right_context_lines as usize));
+        let completer = Completer::new(
+            &settings.engine,
+            engine.backend.clone(),
+            engine.tokenizer.clone(),
+        )
+        .with_kv_reuse(reuse)
+        .with_steady_prompts(reuse)
+        .with_next_line(true)
+        .with_generate_budget(Some(settings.lsp.max_generate_ms))
+        .with_live_right_lines(reuse.then_some(settings.lsp.right_context_lines as usize));
         *built = Some((settings.clone(), engine.backend.clone(), completer.clone()));
         completer
     }
@@ -243,7 +247,7 @@ mod tests {
     fn a_folders_retriever_is_built_once_per_settings() {
         let runtime = runtime();
         let _entered = runtime.enter();
-        let folder = Folder::new(PathBuf::from("/w"), "w".into(), Settings::default());
+        let folder = Folder::new(PathBuf::from("/w"), "w".into(), ServerSettings::default());
         let spec = RetrieverSpec::Bm25;
         let settings = folder.settings();
         let first = folder.retriever(&spec, &settings).expect("bm25");
@@ -252,7 +256,7 @@ mod tests {
             Arc::ptr_eq(&first, &again),
             "reused while the settings stay"
         );
-        folder.set_settings(Settings::default());
+        folder.set_settings(ServerSettings::default());
         let changed = folder.retriever(&spec, &folder.settings()).expect("bm25");
         assert!(
             !Arc::ptr_eq(&first, &changed),
@@ -266,7 +270,7 @@ mod tests {
     fn a_folders_completer_is_made_again_only_for_new_settings_or_a_new_model() {
         let runtime = runtime();
         let _entered = runtime.enter();
-        let folder = Folder::new(PathBuf::from("/w"), "w".into(), Settings::default());
+        let folder = Folder::new(PathBuf::from("/w"), "w".into(), ServerSettings::default());
         let engine = || Engine {
             backend: Arc::new(crossfile_engine::backend::NoBackend),
             tokenizer: Arc::new(crossfile_engine::prompt::testing::CharTokenizer::new(&[])),
@@ -288,7 +292,7 @@ mod tests {
         folder.completer(&settings, &second);
         let (_, b3) = made_for(&folder);
         assert!(Arc::ptr_eq(&b3, &second.backend), "made for the new model");
-        folder.set_settings(Settings::default());
+        folder.set_settings(ServerSettings::default());
         folder.completer(&folder.settings(), &second);
         let (s4, _) = made_for(&folder);
         assert!(!Arc::ptr_eq(&s4, &s1), "made for the new settings");

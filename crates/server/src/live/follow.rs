@@ -142,7 +142,7 @@ mod tests {
     use std::time::Instant;
 
     use super::*;
-    use crossfile_engine::config::Settings;
+    use crate::settings::ServerSettings;
 
     /// A folder over a real workspace on disk with its index built (a real tantivy index in the
     /// folder's own cache).
@@ -153,8 +153,12 @@ mod tests {
             "from shapes import Box\n\nbox = Box()\n",
         )
         .expect("write");
-        let mut settings = Settings::default();
-        settings.index.cache_dir = cache.to_path_buf();
+        let mut engine = crossfile_engine::config::Settings::default();
+        engine.index.cache_dir = cache.to_path_buf();
+        let settings = ServerSettings {
+            engine: Arc::new(engine),
+            ..ServerSettings::default()
+        };
         let folder = Folder::new(root.to_path_buf(), "ws".into(), settings);
         folder.index_or_build().await.expect("the index");
         folder
@@ -255,7 +259,11 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_folder_whose_index_failed_says_why() {
-        let runtime_folder = Folder::new("/nonexistent".into(), "gone".into(), Settings::default());
+        let runtime_folder = Folder::new(
+            "/nonexistent".into(),
+            "gone".into(),
+            ServerSettings::default(),
+        );
         runtime_folder.set_index_failed("no such folder".into());
         let error = runtime_folder
             .settled_index()

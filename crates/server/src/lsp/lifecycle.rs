@@ -13,7 +13,9 @@ use super::notify::{show_error, show_ignored};
 use super::state::State;
 use super::{capabilities, convert, indexing, replay, workspace_sync};
 use crate::live::Folder;
-use crossfile_engine::config::{Options, Settings};
+use crossfile_engine::config::Options;
+
+use crate::settings::ServerSettings;
 
 /// Reads the client's settings and workspace folders and announces the capabilities. A bad
 /// setting is shown to the user and the defaults stay in force.
@@ -65,14 +67,14 @@ pub async fn initialize(
             tracing::warn!(uri = %folder.uri, "skipping a workspace folder that is not a local directory");
             continue;
         };
-        let settings = match Settings::load_reporting(&root, options.clone()) {
+        let settings = match ServerSettings::load_reporting(&root, options.clone()) {
             Ok((settings, ignored)) => {
                 show_ignored(state, &ignored).await;
                 settings
             }
             Err(e) => {
                 show_error(state, format!("{e}; using the defaults for this folder")).await;
-                Settings::resolve(&options)
+                ServerSettings::resolve(&options)
             }
         };
         tracing::info!(root = %root.display(), "workspace folder");

@@ -15,6 +15,7 @@ use super::completion::inflight::Requests;
 use super::replay::session::Replay;
 
 use crate::live::{Engine, Folder, LastCompletions};
+use crate::settings::ServerSettings;
 use crossfile_bench::arena::battle::{Battles, PairDraw};
 use crossfile_engine::backend::Foreground;
 use crossfile_engine::config::{Options, Settings};
@@ -142,19 +143,24 @@ impl State {
             .unwrap_or_default()
     }
 
-    /// Settings for the model: the first folder's, else the user's file and the client's (the
-    /// client's alone if the user's file is bad; the error was shown when it was read).
-    pub fn engine_settings(&self) -> Arc<Settings> {
+    /// The first folder's settings, else the user's file and the client's (the client's alone
+    /// if the user's file is bad; the error was shown when it was read).
+    pub fn first_settings(&self) -> Arc<ServerSettings> {
         match self.folders().first() {
             Some(folder) => folder.settings(),
             None => {
                 let options = self.options();
                 Arc::new(
-                    Settings::load_without_workspace(options.clone())
-                        .unwrap_or_else(|_| Settings::resolve(&options)),
+                    ServerSettings::load_without_workspace(options.clone())
+                        .unwrap_or_else(|_| ServerSettings::resolve(&options)),
                 )
             }
         }
+    }
+
+    /// The engine's part of [`State::first_settings`]: what the model is loaded with.
+    pub fn engine_settings(&self) -> Arc<Settings> {
+        self.first_settings().engine.clone()
     }
 
     /// A cancel token for work that is not a document's completion (compare); cancelled with

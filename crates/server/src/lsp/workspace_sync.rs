@@ -13,7 +13,9 @@ use tower_lsp::lsp_types::{
 use super::indexing;
 use super::notify::{show_error, show_ignored};
 use super::state::State;
-use crossfile_engine::config::{Options, Settings};
+use crossfile_engine::config::Options;
+
+use crate::settings::ServerSettings;
 
 /// The files the index holds, for the client's file watcher.
 const WATCHED: &str = "**/*.{py,java,ts,tsx,cs}";
@@ -43,7 +45,7 @@ pub async fn did_change_configuration(state: &Arc<State>, params: DidChangeConfi
     state.set_options(options.clone());
     let mut reindex = Vec::new();
     for folder in state.folders() {
-        let settings = match Settings::load_reporting(&folder.root, options.clone()) {
+        let settings = match ServerSettings::load_reporting(&folder.root, options.clone()) {
             Ok((settings, ignored)) => {
                 show_ignored(state, &ignored).await;
                 settings

@@ -15,8 +15,6 @@
 //! CrossCodeEval line; its file is the one the commit adds, so it need not exist in the
 //! repository folder (the parent's tree).
 
-use std::fmt;
-
 use serde::{Deserialize, Serialize};
 
 use super::cceval::LineRecord;
@@ -73,59 +71,26 @@ pub struct RecentChunk {
     pub text: String,
 }
 
-/// A target line's kind, as Long Code Arena's project-level completion sorts lines: by where the
-/// identifiers it uses are defined. A line has one, the first that applies in this order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Category {
-    /// Uses an identifier defined in another file the same commit adds or changes (Long Code
-    /// Arena's files spell it `commited`, read as this).
-    #[serde(alias = "commited")]
-    Committed,
-    /// Uses an identifier defined elsewhere in the parent commit's tree.
-    Inproject,
-    /// Uses an identifier defined earlier in the same file.
-    Infile,
-    /// Uses only common identifiers: keywords, builtins, the standard library.
-    Common,
-    /// A short or trivial line: an import, a brace, `pass`, logging boilerplate.
-    NonInformative,
-    /// A sample of the remaining lines.
-    Random,
-}
-
-impl Category {
-    pub const ALL: [Category; 6] = [
-        Category::Committed,
-        Category::Inproject,
-        Category::Infile,
-        Category::Common,
-        Category::NonInformative,
-        Category::Random,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Category::Committed => "committed",
-            Category::Inproject => "inproject",
-            Category::Infile => "infile",
-            Category::Common => "common",
-            Category::NonInformative => "non_informative",
-            Category::Random => "random",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Category> {
-        match name {
-            "commited" => Some(Category::Committed),
-            _ => Category::ALL.into_iter().find(|c| c.name() == name),
-        }
-    }
-}
-
-impl fmt::Display for Category {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+crossfile_engine::choice! {
+    /// A target line's kind, as Long Code Arena's project-level completion sorts lines: by where the
+    /// identifiers it uses are defined. A line has one, the first that applies in this order.
+    #[derive(PartialOrd, Ord)]
+    pub enum Category {
+        /// Uses an identifier defined in another file the same commit adds or changes (Long Code
+        /// Arena's files spell it `commited`, read as this).
+        #[strum(to_string = "committed", serialize = "commited")]
+        Committed,
+        /// Uses an identifier defined elsewhere in the parent commit's tree.
+        Inproject,
+        /// Uses an identifier defined earlier in the same file.
+        Infile,
+        /// Uses only common identifiers: keywords, builtins, the standard library.
+        Common,
+        /// A short or trivial line: an import, a brace, `pass`, logging boilerplate.
+        #[strum(serialize = "non_informative")]
+        NonInformative,
+        /// A sample of the remaining lines.
+        Random,
     }
 }
 

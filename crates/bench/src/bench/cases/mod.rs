@@ -22,7 +22,6 @@ pub use predictions::{LoadedPredictions, Prediction, load_predictions};
 pub use problem::CaseProblem;
 
 use std::collections::HashSet;
-use std::fmt;
 use std::path::Path;
 
 use crate::bench::BenchError;
@@ -33,34 +32,21 @@ use history::{Category, HistoryRecord};
 use problem::{RecordError, parse_record};
 use repoeval::RepoevalRecord;
 
-/// A benchmark's file format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CaseFormat {
-    /// CrossCodeEval jsonl (also what `bench mine` writes).
-    Cceval,
-    /// RepoEval (RepoCoder) jsonl: line, API or function level.
-    Repoeval,
-    /// Lines of files added by commits, in Long Code Arena's shape (what `bench mine-history`
-    /// writes): CrossCodeEval's three texts, a commit, its parent and the line's category. The
-    /// file is absent from the workspace (the parent's tree). Scored as a CrossCodeEval line.
-    History,
+crossfile_engine::choice! {
+    /// A benchmark's file format.
+    pub enum CaseFormat {
+        /// CrossCodeEval jsonl (also what `bench mine` writes).
+        Cceval,
+        /// RepoEval (RepoCoder) jsonl: line, API or function level.
+        Repoeval,
+        /// Lines of files added by commits, in Long Code Arena's shape (what `bench mine-history`
+        /// writes): CrossCodeEval's three texts, a commit, its parent and the line's category. The
+        /// file is absent from the workspace (the parent's tree). Scored as a CrossCodeEval line.
+        History,
+    }
 }
 
 impl CaseFormat {
-    pub const ALL: [CaseFormat; 3] = [
-        CaseFormat::Cceval,
-        CaseFormat::Repoeval,
-        CaseFormat::History,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            CaseFormat::Cceval => "cceval",
-            CaseFormat::Repoeval => "repoeval",
-            CaseFormat::History => "history",
-        }
-    }
-
     /// Whether a case's file must be in its repository. A history case's file is the one its
     /// commit adds, so the parent's tree it is replayed in does not have it.
     pub fn file_in_repository(self) -> bool {
@@ -68,18 +54,6 @@ impl CaseFormat {
             CaseFormat::Cceval | CaseFormat::Repoeval => true,
             CaseFormat::History => false,
         }
-    }
-
-    pub fn from_name(name: &str) -> Option<CaseFormat> {
-        CaseFormat::ALL.into_iter().find(|f| f.name() == name)
-    }
-
-    /// [`CaseFormat::from_name`], or an error naming the formats there are.
-    pub fn parse(name: &str) -> Result<CaseFormat, String> {
-        CaseFormat::from_name(name).ok_or_else(|| {
-            let names: Vec<&str> = CaseFormat::ALL.iter().map(|f| f.name()).collect();
-            format!("unknown format {name:?}: {}", names.join(", "))
-        })
     }
 
     /// The format of a cases file, told by its first record: history records carry
@@ -115,12 +89,6 @@ impl CaseFormat {
             });
         }
         Ok(None)
-    }
-}
-
-impl fmt::Display for CaseFormat {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
     }
 }
 

@@ -6,7 +6,6 @@
 //! cursor is on the body's first line, after its indentation. [`lm_body`] is the benchmark's
 //! own cut of a model's output to the body.
 
-use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -21,46 +20,17 @@ use crossfile_engine::postprocess::Unit;
 use crossfile_engine::retrieve::Query;
 use crossfile_engine::workspace;
 
-/// How much of the case's file the model is shown.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Setting {
-    /// The signature and the requirement only (for a method, after its `class` line).
-    Baseline,
-    /// Plus the file's code above the function.
-    LocalCompletion,
-    /// Plus the file's code below the function, after the cursor.
-    LocalInfilling,
-}
-
-impl Setting {
-    pub const ALL: [Setting; 3] = [
-        Setting::Baseline,
-        Setting::LocalCompletion,
-        Setting::LocalInfilling,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Setting::Baseline => "baseline",
-            Setting::LocalCompletion => "local_completion",
-            Setting::LocalInfilling => "local_infilling",
-        }
-    }
-
-    /// The setting named `name`, or an error naming the three.
-    pub fn parse(name: &str) -> Result<Setting, String> {
-        Setting::ALL
-            .into_iter()
-            .find(|s| s.name() == name)
-            .ok_or_else(|| {
-                format!("unknown setting {name:?}: baseline, local_completion or local_infilling")
-            })
-    }
-}
-
-impl fmt::Display for Setting {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+crossfile_engine::choice! {
+    /// How much of the case's file the model is shown.
+    pub enum Setting {
+        /// The signature and the requirement only (for a method, after its `class` line).
+        Baseline,
+        /// Plus the file's code above the function.
+        #[strum(serialize = "local_completion")]
+        LocalCompletion,
+        /// Plus the file's code below the function, after the cursor.
+        #[strum(serialize = "local_infilling")]
+        LocalInfilling,
     }
 }
 
@@ -287,6 +257,7 @@ pub fn lay_out_exec(
 mod tests {
     use super::*;
     use crate::bench::cases::evocodebench::Dependency;
+    use crossfile_engine::choice::Choice;
 
     const FILE: &str = "import os\n\n\nclass Store:\n    def get(self, key,\n            default=None):\n        \"\"\"Old docstring.\"\"\"\n        value = self.data.get(key)\n        return value or default\n\n    def size(self):\n        return len(self.data)\n";
 
@@ -405,7 +376,7 @@ mod tests {
     #[test]
     fn the_buffer_is_the_file_with_the_requirement_for_the_body_whatever_the_setting() {
         let below = "\n    def size(self):\n        return len(self.data)\n";
-        for setting in Setting::ALL {
+        for &setting in Setting::all() {
             let buffer = view(setting, "method").buffer;
             assert_eq!(
                 buffer.left,
@@ -419,9 +390,22 @@ mod tests {
 
     #[test]
     fn settings_are_named_as_the_benchmark_names_them() {
-        for setting in Setting::ALL {
-            assert_eq!(Setting::parse(setting.name()), Ok(setting));
+        let names: Vec<&str> = Setting::all().iter().map(|s| s.name()).collect();
+        assert_eq!(names, ["baseline", "local_completion", "local_infilling"]);
+        for &setting in Setting::all() {
+            assert_eq!(setting.name().parse(), Ok(setting));
         }
-        assert!(Setting::parse("local").is_err_and(|e| e.contains("local_infilling")));
+        let error = "local".parse::<Setting>().expect_err("no such setting");
+        assert!(error.to_string().contains("local_infilling"), "{error}");
+        // The VS Code extension's setting offers the same names, in order.
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../editors/vscode/package.json"
+        );
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let package: serde_json::Value = serde_json::from_str(&text).expect("package.json");
+        let offered = &package["contributes"]["configuration"]["properties"]["crossfile.replay.evocodebenchSetting"]
+            ["enum"];
+        assert_eq!(offered, &serde_json::json!(names), "{path}");
     }
 }

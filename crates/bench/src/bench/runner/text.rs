@@ -17,6 +17,7 @@ use crate::bench::runfile::record::{
     PromptTokenCounts, RUN_FORMAT, RunError, RunRecord, StageTimings,
 };
 use crate::bench::scoring::{LOGPROB, score};
+use crossfile_engine::choice::Choice;
 use crossfile_engine::complete::Completer;
 use crossfile_engine::index::{Index, Snapshot};
 use crossfile_engine::retrieve::{Origins, Query, Retriever, RetrieverSpec};

@@ -4,6 +4,7 @@
 
 use crate::bench::cases::history::Category;
 use crate::bench::runfile::record::RunRecord;
+use crossfile_engine::choice::Choice;
 
 /// The metrics of the benchmarks, in the order tables show them; others follow by name.
 const METRIC_ORDER: &[&str] = &[
@@ -86,9 +87,11 @@ pub fn sort_metrics(names: &mut [String]) {
 /// `random`); names it does not know follow by name.
 pub fn sort_categories(names: &mut [String]) {
     names.sort_by_key(|name| {
-        let rank = Category::from_name(name)
-            .and_then(|c| Category::ALL.iter().position(|a| *a == c))
-            .unwrap_or(Category::ALL.len());
+        let rank = name
+            .parse::<Category>()
+            .ok()
+            .and_then(|c| Category::all().iter().position(|a| *a == c))
+            .unwrap_or(Category::all().len());
         (rank, name.clone())
     });
 }

@@ -25,7 +25,7 @@ pub fn vote(state: &State, args: ArenaVoteParams) -> Result<ArenaVoteResult, Ser
         }
         None => Ok(ArenaVoteResult {
             recorded: false,
-            votes: state.engine_settings().arena.votes.clone(),
+            votes: state.first_settings().arena.votes.clone(),
         }),
     }
 }

@@ -18,10 +18,10 @@ use crate::lsp::convert::cursor_in;
 use crate::lsp::error::ServeError;
 use crate::lsp::replay::session::{Replayable, ReplayedCase};
 use crate::lsp::state::State;
+use crate::settings::ServerSettings;
 use crossfile_bench::bench::layout::completer_for;
 use crossfile_bench::bench::layout::evocodebench::body_at_cursor;
 use crossfile_bench::bench::layout::evocodebench::exec_completer;
-use crossfile_engine::config::Settings;
 use crossfile_engine::index::Snapshot;
 use crossfile_engine::retrieve::{Query, RetrieverSpec};
 use crossfile_engine::workspace;
@@ -40,7 +40,7 @@ pub struct CursorRequest {
 /// A cursor made ready to complete.
 pub struct Cursor {
     pub folder: Arc<Folder>,
-    pub settings: Arc<Settings>,
+    pub settings: Arc<ServerSettings>,
     pub snapshot: Arc<Snapshot>,
     pub query: Query,
     /// The replayed case whose cursor this is.
@@ -49,7 +49,7 @@ pub struct Cursor {
 
 impl Cursor {
     /// The same cursor completed with `settings` (an arena arm's).
-    pub fn with_settings(&self, settings: Arc<Settings>) -> Cursor {
+    pub fn with_settings(&self, settings: Arc<ServerSettings>) -> Cursor {
         Cursor {
             folder: self.folder.clone(),
             settings,

@@ -29,8 +29,8 @@ use crate::lsp::protocol::{InlineCompletionItem, InlineCompletionList};
 use crate::lsp::replay::harness_run::tests_on_both;
 use crate::lsp::replay::session::Replayable;
 use crate::lsp::state::State;
+use crate::settings::Arm;
 use crossfile_bench::arena::battle::{Battle, Place, Side};
-use crossfile_engine::config::Arm;
 
 /// The battle at `position` of `uri` (in `folder`, at `rel`), as two inline items; none when an
 /// arm's suggestion is blank.
@@ -159,7 +159,7 @@ async fn side(
 ) -> Result<(Side, String), ServeError> {
     let started = Instant::now();
     let engine = tokio::select! {
-        engine = state.engine_for(&arm.settings) => engine?,
+        engine = state.engine_for(&arm.settings.engine) => engine?,
         () = cancel.cancelled() => return Err(ServeError::Cancelled),
     };
     let armed = cursor.with_settings(arm.settings.clone());

@@ -4,7 +4,7 @@
 //! The test fails when the committed file differs from what these types give;
 //! `scripts/protocol-ts` writes it again.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 use expect_test::expect_file;
 use ts_rs::{Config, TS, TypeVisitor};
@@ -20,22 +20,27 @@ struct Position {
 }
 
 /// Declarations of every named type reachable from the commands, each once (by its TypeScript
-/// name: `serde_json::Value` and ts-rs's stand-in for it are one `JsonValue`), in the order first
-/// met.
+/// name: `serde_json::Value` and ts-rs's stand-in for it are one `JsonValue`), by name: the order
+/// in which ts-rs visits a type's dependencies changes from one build to the next.
 struct Declarations {
     config: Config,
     seen: HashSet<String>,
-    out: Vec<String>,
+    out: BTreeMap<String, String>,
 }
 
 impl TypeVisitor for Declarations {
     fn visit<T: TS + 'static + ?Sized>(&mut self) {
-        if T::output_path().is_none() || !self.seen.insert(T::ident(&self.config)) {
+        if T::output_path().is_none() {
+            return;
+        }
+        let name = T::ident(&self.config);
+        if !self.seen.insert(name.clone()) {
             return;
         }
         let docs = T::docs().unwrap_or_default();
         let declaration = layout(&T::decl(&self.config));
-        self.out.push(format!("{docs}export {declaration}\n"));
+        self.out
+            .insert(name, format!("{docs}export {declaration}\n"));
         T::visit_dependencies(self);
     }
 }
@@ -79,7 +84,7 @@ fn protocol() -> Protocol {
             // u64 and usize travel as JSON numbers.
             config: Config::new().with_large_int("number"),
             seen: HashSet::new(),
-            out: Vec::new(),
+            out: BTreeMap::new(),
         },
         commands: Vec::new(),
         names: Vec::new(),
@@ -198,7 +203,7 @@ fn typescript(protocol: &Protocol) -> String {
          export type Execute = <K extends CommandName>(command: K, argument?: Commands[K]['params']) \
          => Promise<Commands[K]['result']>;\n",
     );
-    for declaration in &protocol.types.out {
+    for declaration in protocol.types.out.values() {
         out.push('\n');
         out.push_str(declaration);
     }

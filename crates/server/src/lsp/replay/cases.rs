@@ -16,6 +16,7 @@ use crossfile_bench::bench::cases::evocodebench::{is_exec_cases_file, load_exec_
 use crossfile_bench::bench::layout::evocodebench::Setting;
 use crossfile_bench::bench::scoring::envs::EnvStore;
 use crossfile_bench::bench::{CaseFormat, CaseProblem, load_cases};
+use crossfile_engine::choice::Choice;
 
 /// The usable cases of a file.
 pub struct Loaded {
@@ -42,7 +43,8 @@ impl ExecChoice {
     ) -> Result<ExecChoice, ServeError> {
         let setting = setting
             .map(|name| {
-                Setting::parse(name).map_err(|e| ServeError::request(format!("setting: {e}")))
+                name.parse::<Setting>()
+                    .map_err(|e| ServeError::request(format!("setting: {e}")))
             })
             .transpose()?
             .unwrap_or(Setting::LocalCompletion);
@@ -122,9 +124,12 @@ impl Format {
         if name == "evocodebench" {
             return Ok(Format::Exec);
         }
-        CaseFormat::parse(name)
-            .map(Format::Text)
-            .map_err(|e| ServeError::request(format!("format: {e} (or evocodebench)")))
+        name.parse::<CaseFormat>().map(Format::Text).map_err(|_| {
+            ServeError::request(format!(
+                "format: unknown format {name:?}: {} or evocodebench",
+                CaseFormat::names().join(", ")
+            ))
+        })
     }
 
     /// The format of `file`'s first record.

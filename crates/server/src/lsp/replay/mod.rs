@@ -24,12 +24,13 @@ use crate::live::Folder;
 use crate::lsp::error::ServeError;
 use crate::lsp::ext::{CaseDetails, CaseRef, ReplayCaseParams, ReplayCaseResult, ReplayedCaseInfo};
 use crate::lsp::state::State;
+use crate::settings::ServerSettings;
 use cases::ExecChoice;
 use crossfile_bench::bench::layout::evocodebench::exec_view;
 use crossfile_bench::bench::layout::evocodebench::lay_out_exec;
 use crossfile_bench::bench::layout::lay_out;
 use crossfile_bench::bench::{Case, CaseView, Placeable, ReplayCopies, Target};
-use crossfile_engine::config::Settings;
+use crossfile_engine::choice::Choice;
 use crossfile_engine::index::{Index, Snapshot};
 use crossfile_engine::retrieve::Query;
 use crossfile_engine::workspace::normalize_newlines;
@@ -392,7 +393,7 @@ async fn replay_folder(
     if let Some(folder) = state.folders().into_iter().find(|f| f.root == root) {
         return Ok(folder);
     }
-    let (settings, ignored) = Settings::load_reporting(root, state.options())?;
+    let (settings, ignored) = ServerSettings::load_reporting(root, state.options())?;
     for key in ignored {
         tracing::warn!("{key}");
     }

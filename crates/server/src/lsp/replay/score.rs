@@ -17,6 +17,7 @@ use crossfile_bench::bench::layout::evocodebench::{body_of, body_typed};
 use crossfile_bench::bench::scoring::execution::one_body_metrics;
 use crossfile_bench::bench::scoring::typed_between;
 use crossfile_bench::bench::{Case, score};
+use crossfile_engine::choice::Choice;
 use crossfile_engine::workspace::normalize_newlines;
 
 /// Every metric of the case's benchmark for the text given, or found between the case's unchanged
