@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use crossfile_engine::complete::{Completer, backend_for, tokenizer_for};
+use crossfile_engine::complete::{Completer, Mode, backend_for, tokenizer_for};
 use crossfile_engine::retrieve;
 
 use super::args::CompleteArgs;
@@ -27,7 +27,7 @@ pub fn run(args: &CompleteArgs) -> anyhow::Result<()> {
         backend.as_ref(),
         &bytes_bar("downloading the default model"),
     )?;
-    let completer = Completer::new(&settings, backend, tokenizer);
+    let completer = Completer::new(&settings, backend, tokenizer, Mode::default());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

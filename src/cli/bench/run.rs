@@ -22,7 +22,7 @@ use crossfile_bench::bench::tally::Tally;
 use crossfile_bench::bench::{CaseFormat, Resumed, RunFile, load_cases};
 use crossfile_engine::backend::{BackendKind, Sampling};
 use crossfile_engine::choice::Choice;
-use crossfile_engine::complete::{Completer, backend_for, tokenizer_for};
+use crossfile_engine::complete::{Completer, Mode, backend_for, tokenizer_for};
 use crossfile_engine::config::{Options, Settings};
 use crossfile_engine::retrieve::RetrieverSpec;
 
@@ -405,7 +405,12 @@ fn completer_of(settings: &Settings) -> anyhow::Result<Completer> {
     let fetch_bar = bytes_bar("downloading the default model");
     let backend = backend_for(settings, &fetch_bar)?;
     let tokenizer = tokenizer_for(settings, backend.as_ref(), &fetch_bar)?;
-    Ok(Completer::new(settings, backend, tokenizer))
+    Ok(Completer::new(
+        settings,
+        backend,
+        tokenizer,
+        Mode::default(),
+    ))
 }
 
 /// Work in flight at once by default: one for the embedded model (it runs one request at a

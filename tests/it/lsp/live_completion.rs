@@ -10,7 +10,7 @@ use crossfile_engine::Position;
 use crossfile_engine::backend::{
     Backend, BackendError, EmbeddedBackend, GenerateRequest, Generation, after_leading_line_break,
 };
-use crossfile_engine::complete::Completer;
+use crossfile_engine::complete::{Completer, Live as LiveMode, Mode};
 use crossfile_engine::config::Settings;
 use crossfile_engine::index::{Index, Progress};
 use crossfile_engine::model::ModelSettings;
@@ -60,14 +60,18 @@ fn live() -> Live {
 impl Live {
     fn completer(&self) -> Completer {
         let tokenizer = self.backend.tokenizer().expect("the model's tokenizer");
-        Completer::new(&self.settings, self.backend.clone(), tokenizer)
+        Completer::new(
+            &self.settings,
+            self.backend.clone(),
+            tokenizer,
+            Mode::default(),
+        )
     }
 
     /// The language server's completer: steady prompts over a kept KV cache.
     fn steady(&self) -> Completer {
         self.completer()
-            .with_kv_reuse(true)
-            .with_steady_prompts(true)
+            .with_mode(Mode::Live(LiveMode::typing(true, None, 0)))
     }
 
     /// What retrieval at the start of `query`'s line ranks best, by place.
@@ -218,19 +222,15 @@ impl Backend for StopsFromTheStart {
 fn the_end_of_a_finished_line_gets_the_next_line() {
     let live = live();
     let text = text();
-    let kept = |completer: Completer| {
-        completer
-            .with_kv_reuse(true)
-            .with_steady_prompts(true)
-            .with_live_right_lines(Some(0))
-            .with_next_line(true)
-    };
+    let kept =
+        |completer: Completer| completer.with_mode(Mode::Live(LiveMode::typing(true, Some(0), 0)));
     let tokenizer = live.backend.tokenizer().expect("the model's tokenizer");
     let one_answer = kept(live.completer());
     let two_requests = kept(Completer::new(
         &live.settings,
         Arc::new(StopsFromTheStart(live.backend.clone())),
         tokenizer,
+        Mode::default(),
     ));
     let answer = |prompt: &str, stop: &[&str]| {
         let request = GenerateRequest {

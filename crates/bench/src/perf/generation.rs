@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{LlamaServer, PerfError, percentile, sample_cursors};
 use crossfile_engine::backend::{BackendKind, GenerateRequest};
-use crossfile_engine::complete::{Completer, backend_for, tokenizer_for};
+use crossfile_engine::complete::{Completer, Mode, backend_for, tokenizer_for};
 use crossfile_engine::config::Settings;
 use crossfile_engine::index::{Index, Progress};
 use crossfile_engine::lang::Language;
@@ -284,7 +284,12 @@ pub fn measure_generation(params: &GenerationParams) -> Result<GenerationReport,
     drop(drafted);
 
     // End to end through the pipeline.
-    let completer = Completer::new(&settings, backend.clone(), tokenizer.clone());
+    let completer = Completer::new(
+        &settings,
+        backend.clone(),
+        tokenizer.clone(),
+        Mode::default(),
+    );
     let retriever: Arc<dyn retrieve::Retriever> = Arc::from(retrieve::build(
         &settings.retrieve.retriever,
         &settings.retrieve,

@@ -29,23 +29,29 @@ fn live_prompts_keep_only_the_lines_ahead_they_are_given() {
         "<|fim_suffix|>",
         "<|fim_middle|>",
     ]));
-    let exact = Completer::new(&settings, Arc::new(crate::backend::NoBackend), tokenizer);
+    let exact = Completer::new(
+        &settings,
+        Arc::new(crate::backend::NoBackend),
+        tokenizer,
+        Mode::default(),
+    );
     let text = "def f(x):\n    return g(x)  # tail\nprint(1)\nprint(2)\n";
     let query = Query::new("a.py", text, crate::Position { line: 1, col: 13 }).expect("query");
     let right_of = |completer: &Completer| completer.prompt(&query, &[]).right;
     assert_eq!(right_of(&exact), "x)  # tail\nprint(1)\nprint(2)\n");
-    let live = exact.clone().with_steady_prompts(true);
-    assert_eq!(right_of(&live), "x)  # tail\nprint(1)\nprint(2)\n");
-    let line = live.clone().with_live_right_lines(Some(0));
-    assert_eq!(right_of(&line), "x)  # tail");
+    let live = |right_lines| {
+        exact
+            .clone()
+            .with_mode(Mode::Live(Live::typing(true, right_lines, 0)))
+    };
+    assert_eq!(right_of(&live(None)), "x)  # tail\nprint(1)\nprint(2)\n");
+    assert_eq!(right_of(&live(Some(0))), "x)  # tail");
+    assert_eq!(right_of(&live(Some(1))), "x)  # tail\nprint(1)");
+    let unsteady = Mode::Live(Live::typing(false, Some(0), 0));
     assert_eq!(
-        right_of(&line.clone().with_live_right_lines(Some(1))),
-        "x)  # tail\nprint(1)"
-    );
-    let exact_given_lines = exact.with_live_right_lines(Some(0));
-    assert_eq!(
-        right_of(&exact_given_lines),
-        "x)  # tail\nprint(1)\nprint(2)\n"
+        right_of(&exact.clone().with_mode(unsteady)),
+        "x)  # tail\nprint(1)\nprint(2)\n",
+        "a live prompt that is not steady shows what an exact one shows"
     );
 }
 

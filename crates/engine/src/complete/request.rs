@@ -1,7 +1,7 @@
 //! The backend request a completer makes for a prompt, and its answer held to the request's
 //! token budget.
 
-use super::Completer;
+use super::{Completer, Mode};
 use crate::backend::{FimChunk, FimParts, GenerateRequest, Generation};
 use crate::postprocess::Unit;
 use crate::prompt::{Prompt, Template};
@@ -28,18 +28,24 @@ impl Completer {
         } else {
             Vec::new()
         };
+        // An exact answer reads its prompt whole and decodes to the end; a live one may do
+        // neither, and is never sampled or measured.
+        let (reuse_kv, max_generate_ms, sampling, likelihood_of) = match &self.mode {
+            Mode::Exact(exact) => (false, None, exact.sampling, exact.likelihood_of.clone()),
+            Mode::Live(live) => (live.reuse_kv, live.max_generate_ms, None, None),
+        };
         GenerateRequest {
             prompt: prompt.text.clone(),
             fim,
             max_tokens: self.budget.max_new_tokens,
             stop,
             may_start_below: false,
-            reuse_kv: self.reuse_kv,
-            max_generate_ms: self.max_generate_ms,
+            reuse_kv,
+            max_generate_ms,
             fallback: None,
             read_ahead: None,
-            sampling: self.sampling,
-            likelihood_of: self.likelihood_of.clone(),
+            sampling,
+            likelihood_of,
         }
     }
 }

@@ -14,7 +14,7 @@ use super::error::LiveError;
 use super::follow;
 use crate::settings::ServerSettings;
 use crossfile_engine::backend::Backend;
-use crossfile_engine::complete::Completer;
+use crossfile_engine::complete::{Completer, Live, Mode};
 use crossfile_engine::index::{Index, Progress};
 use crossfile_engine::retrieve::{
     self, Hit, RING_LINES, RetrieveError, Retriever, RetrieverSpec, Ring,
@@ -153,17 +153,17 @@ impl Folder {
         }
         // Live completion: the next keystroke's prompt shares most of this one's (unless the
         // settings turn that off).
-        let reuse = settings.lsp.reuse_kv;
+        let live = Live::typing(
+            settings.lsp.reuse_kv,
+            Some(settings.lsp.right_context_lines as usize),
+            settings.lsp.max_generate_ms,
+        );
         let completer = Completer::new(
             &settings.engine,
             engine.backend.clone(),
             engine.tokenizer.clone(),
-        )
-        .with_kv_reuse(reuse)
-        .with_steady_prompts(reuse)
-        .with_next_line(true)
-        .with_generate_budget(Some(settings.lsp.max_generate_ms))
-        .with_live_right_lines(reuse.then_some(settings.lsp.right_context_lines as usize));
+            Mode::Live(live),
+        );
         *built = Some((settings.clone(), engine.backend.clone(), completer.clone()));
         completer
     }

@@ -13,7 +13,7 @@ use super::case_view::CaseView;
 use crate::bench::BenchError;
 use crate::bench::cases::evocodebench::{ExecCase, Requirement};
 use crossfile_engine::Position;
-use crossfile_engine::complete::Completer;
+use crossfile_engine::complete::{Completer, Protocol};
 use crossfile_engine::index::{Index, Snapshot};
 use crossfile_engine::lang::Language;
 use crossfile_engine::postprocess::Unit;
@@ -227,13 +227,10 @@ pub const EXEC_MAX_NEW_TOKENS: u32 = 500;
 /// [`body_of`]), exact (no reused KV cache, no time budget, the benchmark's layout), at most
 /// `max_new_tokens` tokens ([`EXEC_MAX_NEW_TOKENS`] when `None`).
 pub fn exec_completer(base: &Completer, max_new_tokens: Option<u32>) -> Completer {
-    base.clone()
-        .with_unit(Unit::Raw)
-        .with_kv_reuse(false)
-        .with_steady_prompts(false)
-        .with_next_line(false)
-        .with_generate_budget(None)
-        .with_max_new_tokens(max_new_tokens.unwrap_or(EXEC_MAX_NEW_TOKENS))
+    base.exact_for(Protocol {
+        unit: Unit::Raw,
+        max_new_tokens: Some(max_new_tokens.unwrap_or(EXEC_MAX_NEW_TOKENS)),
+    })
 }
 
 /// The case's file goes into `index` as `setting` shows it, the snapshot is taken, and the

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use crate::bench::BenchError;
 use crate::bench::cases::{Case, CaseFormat, Target};
 use case_view::CaseView;
-use crossfile_engine::complete::Completer;
+use crossfile_engine::complete::{Completer, Protocol};
 use crossfile_engine::index::{Index, Snapshot};
 use crossfile_engine::postprocess::Unit;
 use crossfile_engine::retrieve::Query;
@@ -73,26 +73,21 @@ pub fn completer_for(base: &Completer, case: &Case, max_new_tokens: Option<u32>)
         (_, Target::Line) => Unit::Line,
         (_, Target::Function) => Unit::Block,
     };
-    // A case's answer is exact: never from a reused KV cache, never cut by a time budget, its
-    // prompt laid out as `bench run` lays it out.
-    let completer = base
-        .clone()
-        .with_unit(unit)
-        .with_kv_reuse(false)
-        .with_steady_prompts(false)
-        .with_next_line(false)
-        .with_generate_budget(None);
-    match (max_new_tokens, case.target) {
-        (Some(n), _) => completer.with_max_new_tokens(n),
-        (None, Target::Function) => completer.with_max_new_tokens(FUNCTION_MAX_NEW_TOKENS),
-        (None, Target::Line) => completer,
-    }
+    let max_new_tokens = match case.target {
+        Target::Function => max_new_tokens.or(Some(FUNCTION_MAX_NEW_TOKENS)),
+        Target::Line => max_new_tokens,
+    };
+    base.exact_for(Protocol {
+        unit,
+        max_new_tokens,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crossfile_engine::backend::NoBackend;
+    use crossfile_engine::complete::{Exact, Live, Mode};
     use crossfile_engine::config::Settings;
     use crossfile_engine::lang::Language;
     use crossfile_engine::prompt::testing::CharTokenizer;
@@ -104,13 +99,8 @@ mod tests {
             &Settings::default(),
             Arc::new(NoBackend),
             Arc::new(CharTokenizer::new(&[])),
-        )
-        .with_kv_reuse(true)
-        .with_steady_prompts(true)
-        .with_next_line(true)
-        .with_generate_budget(Some(100));
-        assert!(live.reuses_kv() && live.steady_prompts() && live.offers_next_line());
-        assert_eq!(live.generate_budget(), Some(100));
+            Mode::Live(Live::typing(true, Some(0), 100)),
+        );
         for (format, target) in [
             (CaseFormat::Cceval, Target::Line),
             (CaseFormat::Repoeval, Target::Line),
@@ -136,10 +126,16 @@ mod tests {
                 record_line: 1,
             };
             let exact = completer_for(&live, &case, None);
-            assert!(!exact.reuses_kv(), "{format:?} {target:?}");
-            assert!(!exact.steady_prompts(), "{format:?} {target:?}");
-            assert!(!exact.offers_next_line(), "{format:?} {target:?}");
-            assert_eq!(exact.generate_budget(), None, "{format:?} {target:?}");
+            assert!(
+                matches!(
+                    exact.mode(),
+                    Mode::Exact(Exact {
+                        sampling: None,
+                        likelihood_of: None
+                    })
+                ),
+                "{format:?} {target:?}"
+            );
         }
     }
 }

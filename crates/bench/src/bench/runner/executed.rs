@@ -26,7 +26,7 @@ use crate::bench::runfile::record::{ExecSample, RUN_FORMAT, RunError, RunRecord}
 use crate::bench::scoring::execution::{ExecContext, run_samples};
 use crate::bench::scoring::recall::best_of_first;
 use crossfile_engine::backend::Sampling;
-use crossfile_engine::complete::{Completer, Completion};
+use crossfile_engine::complete::{Completer, Completion, Exact, Mode};
 use crossfile_engine::index::{Index, Snapshot};
 use crossfile_engine::lang::Language;
 use crossfile_engine::metrics::pass_at_k;
@@ -119,7 +119,11 @@ impl Pair<'_> {
             let sampling = executed
                 .sampling
                 .map(|s| s.for_sample(&self.case.namespace, sample));
-            let outcome = runtime.block_on(completer.clone().with_sampling(sampling).complete(
+            let exact = Mode::Exact(Exact {
+                sampling,
+                likelihood_of: None,
+            });
+            let outcome = runtime.block_on(completer.clone().with_mode(exact).complete(
                 self.snapshot.clone(),
                 self.query.clone(),
                 self.retriever.clone(),

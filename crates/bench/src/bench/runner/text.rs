@@ -18,7 +18,7 @@ use crate::bench::runfile::record::{
 };
 use crate::bench::scoring::{LOGPROB, score};
 use crossfile_engine::choice::Choice;
-use crossfile_engine::complete::Completer;
+use crossfile_engine::complete::{Completer, Exact, Mode};
 use crossfile_engine::index::{Index, Snapshot};
 use crossfile_engine::retrieve::{Origins, Query, Retriever, RetrieverSpec};
 
@@ -110,7 +110,10 @@ impl Task {
         let outcome = self
             .completer
             .clone()
-            .with_likelihood_of(Some(self.case.reference.clone()))
+            .with_mode(Mode::Exact(Exact {
+                sampling: None,
+                likelihood_of: Some(self.case.reference.clone()),
+            }))
             .complete(
                 self.snapshot,
                 self.query,

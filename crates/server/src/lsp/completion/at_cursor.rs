@@ -22,6 +22,7 @@ use crate::settings::ServerSettings;
 use crossfile_bench::bench::layout::completer_for;
 use crossfile_bench::bench::layout::evocodebench::body_at_cursor;
 use crossfile_bench::bench::layout::evocodebench::exec_completer;
+use crossfile_engine::complete::{Live, Mode};
 use crossfile_engine::index::Snapshot;
 use crossfile_engine::retrieve::{Query, RetrieverSpec};
 use crossfile_engine::workspace;
@@ -157,25 +158,31 @@ async fn run(
     let explicit = retriever.is_some();
     let spec = retriever.unwrap_or(&settings.retrieve.retriever).clone();
     let retriever = cursor.folder.retriever(&spec, settings)?;
-    let mut completer = cursor
-        .folder
-        .completer(settings, engine)
-        .with_fallback(fallback);
-    if !fallback {
-        // In the background, nobody waits: the whole answer.
-        completer = completer.with_generate_budget(None);
-    }
-    if explicit {
-        // Retrievers side by side: each one's own ranking, not the order a previous completion
-        // in the file left.
-        completer = completer.with_steady_prompts(false);
-    }
-    if let Some(case) = &cursor.case {
-        completer = match &case.case {
-            Replayable::Text(case) => completer_for(&completer, case, None),
-            Replayable::Exec(exec) => exec_completer(&completer, exec.max_new_tokens),
-        };
-    }
+    let typing = cursor.folder.completer(settings, engine);
+    let completer = match &cursor.case {
+        // A case's answer is exact, whatever the editor's completer does.
+        Some(case) => match &case.case {
+            Replayable::Text(case) => completer_for(&typing, case, None),
+            Replayable::Exec(exec) => exec_completer(&typing, exec.max_new_tokens),
+        },
+        None => {
+            let mut live = typing
+                .live()
+                .cloned()
+                .unwrap_or_else(|| Live::typing(false, None, 0));
+            live.fallback = fallback;
+            if !fallback {
+                // In the background, nobody waits: the whole answer.
+                live.max_generate_ms = None;
+            }
+            if explicit {
+                // Retrievers side by side: each one's own ranking, not the order a previous
+                // completion in the file left.
+                live.steady = None;
+            }
+            typing.with_mode(Mode::Live(live))
+        }
+    };
     let outcome = completer
         .complete(
             cursor.snapshot.clone(),
