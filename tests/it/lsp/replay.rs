@@ -161,6 +161,23 @@ fn replay_through_the_server_scores_exactly_as_bench_run() {
             "case {id}"
         );
         assert_eq!(context["caseId"], json!(id));
+        // Compared at the cursor with the run's retriever, the column is judged as the run
+        // judged the pair: the same suggestion, scores, overlap and origins of its chunks.
+        let compared = client.execute(
+            "crossfile.compare",
+            json!({"uri": uri, "position": opened["position"],
+                   "retrievers": [record["retriever"]]}),
+        );
+        let column = &compared["results"][0];
+        assert_eq!(column["suggestion"], record["suggestion"], "case {id}");
+        assert_eq!(column["metrics"], expected, "case {id}: {column}");
+        assert_eq!(column.get("overlap"), record.get("overlap"), "case {id}");
+        let origins = |of: &Value| -> Vec<Value> {
+            let chunks = of["chunks"].as_array().expect("chunks");
+            chunks.iter().map(|c| c["origin"].clone()).collect()
+        };
+        assert_eq!(origins(column), origins(record), "case {id}");
+        assert!(!origins(record).is_empty(), "case {id}: chunks to compare");
         client.notify(
             "textDocument/didClose",
             json!({"textDocument": {"uri": uri}}),

@@ -1,10 +1,12 @@
 //! Benchmark replay: each benchmark's cases ([`cases`]), a case laid out in its repository
 //! ([`layout`]), the runner that replays cases through the completion pipeline ([`runner`]) into
-//! run files ([`runfile`]), and scoring by each benchmark's own metrics and tests ([`scoring`]).
+//! run files ([`runfile`]), scoring by each benchmark's own metrics and tests ([`scoring`]), and
+//! the judging of one completion that the runner and the editors share ([`evaluate`]).
 //! Reports over run files are `report`'s job; mining new cases is `mine`'s.
 
 pub mod cases;
 mod error;
+pub mod evaluate;
 pub mod layout;
 pub mod outputs;
 pub mod runfile;

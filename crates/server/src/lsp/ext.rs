@@ -451,7 +451,7 @@ pub struct ChunkInfo {
     /// (`same_file`, `same_dir`, `imported`, `elsewhere`).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
-    pub origin: Option<&'static str>,
+    pub origin: Option<String>,
     /// The source that gave it, as a spec, when a `mix:` retriever composed the context.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]

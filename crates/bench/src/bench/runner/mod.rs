@@ -28,15 +28,13 @@ pub use executed::Executed;
 use crate::bench::BenchError;
 use crate::bench::cases::Case;
 use crate::bench::cases::evocodebench::ExecCase;
+use crate::bench::evaluate::judge_context;
 use crate::bench::runfile::RunFile;
-use crate::bench::runfile::record::{
-    ChunkRef, PromptTokenCounts, RunError, RunRecord, StageTimings,
-};
+use crate::bench::runfile::record::{PromptTokenCounts, RunError, RunRecord, StageTimings};
 use crate::bench::runfile::settings::RunSettings;
 use crossfile_engine::complete::{CompleteError, Completer, Completion};
 use crossfile_engine::index::{Index, IndexSettings, Progress};
 use crossfile_engine::lang::Language;
-use crossfile_engine::metrics::identifier_overlap;
 use crossfile_engine::retrieve::{self, Origins, RetrieveSettings, Retriever, RetrieverSpec};
 
 /// What to run.
@@ -268,34 +266,16 @@ fn with_completion(base: RunRecord, made: Made<'_>) -> RunRecord {
         language,
     } = made;
     let t = &c.prompt.tokens;
-    let overlap = identifier_overlap(
-        language,
+    let context = judge_context(
+        &c,
         &base.reference,
-        c.hits.iter().map(|h| h.text.as_str()),
+        language,
+        origins,
+        completer.tokenizer().as_ref(),
     );
-    let tokenizer = completer.tokenizer();
     RunRecord {
-        chunks: c
-            .hits
-            .iter()
-            .enumerate()
-            .map(|(i, h)| ChunkRef {
-                path: h.path.clone(),
-                start_line: h.chunker.map(|_| h.lines.start + 1),
-                end_line: h.chunker.map(|_| h.lines.end),
-                score: h.score,
-                origin: Some(origins.of(&h.path).name().to_string()),
-                source: h.source.clone(),
-                tokens: Some(if i < c.prompt.hits_used {
-                    u32::try_from(tokenizer.count(&h.text)).unwrap_or(u32::MAX)
-                } else {
-                    0
-                }),
-                reference_overlap: identifier_overlap(language, &base.reference, [h.text.as_str()]),
-                suggestion_overlap: identifier_overlap(language, &c.suggestion, [h.text.as_str()]),
-            })
-            .collect(),
-        overlap,
+        chunks: context.chunks,
+        overlap: context.overlap,
         prompt_tokens: PromptTokenCounts {
             crossfile: t.crossfile,
             left: t.left,

@@ -11,12 +11,12 @@ use tokio_util::sync::CancellationToken;
 use super::{Made, Named, Pool, RunPlan, complete_error, with_completion};
 use crate::bench::BenchError;
 use crate::bench::cases::Case;
+use crate::bench::evaluate::metrics_of;
 use crate::bench::layout::case_view::CaseView;
 use crate::bench::layout::{LaidOut, completer_for, lay_out};
 use crate::bench::runfile::record::{
     PromptTokenCounts, RUN_FORMAT, RunError, RunRecord, StageTimings,
 };
-use crate::bench::scoring::{LOGPROB, score};
 use crossfile_engine::choice::Choice;
 use crossfile_engine::complete::{Completer, Exact, Mode};
 use crossfile_engine::index::{Index, Snapshot};
@@ -144,15 +144,8 @@ impl Task {
 }
 
 fn scored(case: &Case, retriever: &str, made: Made<'_>) -> RunRecord {
-    let likelihood = made.completion.generation.likelihood;
-    let (metrics, error) = match score(case, &made.completion.raw_suggestion) {
-        Ok(mut metrics) => {
-            // The reference's likelihood, where the backend measured it (the embedded one).
-            if let Some(l) = likelihood.filter(|l| l.mean_logprob.is_finite()) {
-                metrics.insert(LOGPROB.to_string(), l.mean_logprob);
-            }
-            (metrics, None)
-        }
+    let (metrics, error) = match metrics_of(case, &made.completion) {
+        Ok(metrics) => (metrics, None),
         Err(e) => (
             BTreeMap::new(),
             Some(RunError {

@@ -19,11 +19,10 @@ use crate::lsp::ext::{
 use crate::lsp::replay::harness_run::{run_tests, test_outcome};
 use crate::lsp::replay::session::Replayable;
 use crate::lsp::state::State;
+use crossfile_bench::bench::evaluate::{judge_context, metrics_of};
 use crossfile_bench::bench::layout::evocodebench::body_of;
-use crossfile_bench::bench::score;
 use crossfile_bench::report::textdiff::{DiffOp, diff};
 use crossfile_engine::lang::Language;
-use crossfile_engine::metrics::identifier_overlap;
 use crossfile_engine::retrieve::{Hit, Origins, RetrieverSpec};
 
 /// The retrievers `args` names, checked (a bad one is the caller's bad argument).
@@ -78,35 +77,38 @@ pub async fn compare(
     // At a replayed case: its reference and language, for each column's identifier overlap.
     let reference = cursor.case.as_ref().map(|c| reference_of(&c.case));
     let language = match cursor.case.as_ref().map(|c| &c.case) {
-        Some(Replayable::Text(case)) => Some(case.language),
-        Some(Replayable::Exec(_)) => Some(Language::Python),
-        None => None,
+        Some(Replayable::Text(case)) => case.language,
+        Some(Replayable::Exec(_)) | None => Language::Python,
     };
     let mut results = Vec::new();
     for spec in &specs {
         let answer = match at_cursor::complete(&cursor, &engine, Some(spec), &cancel).await {
             Ok(done) => {
+                // Judged as `bench run` judges it (no reference: the chunks' origins).
+                let context = judge_context(
+                    &done.completion,
+                    reference.as_deref().unwrap_or_default(),
+                    language,
+                    &origins,
+                    engine.tokenizer.as_ref(),
+                );
                 let mut made = made_of(&done, Some(&cursor.folder.root), false);
-                for (chunk, hit) in made.chunks.iter_mut().zip(&done.completion.hits) {
-                    chunk.origin = Some(origins.of(&hit.path).name());
+                for (chunk, judged) in made.chunks.iter_mut().zip(context.chunks) {
+                    chunk.origin = judged.origin;
                 }
                 let mut column = MadeColumn {
                     made,
-                    overlap: None,
+                    overlap: reference.as_ref().and(context.overlap),
                     diff: None,
                     metrics: None,
                     body: None,
                     outcome: None,
                 };
-                if let (Some(reference), Some(language)) = (&reference, language) {
-                    let chunks = done.completion.hits.iter().map(|h| h.text.as_str());
-                    column.overlap = identifier_overlap(language, reference, chunks);
-                }
                 let raw = &done.completion.raw_suggestion;
                 match cursor.case.as_ref().map(|c| &c.case) {
                     Some(Replayable::Text(case)) => {
                         column.diff = Some(diff_runs(&case.reference, &done.completion.suggestion));
-                        column.metrics = Some(match score(case, raw) {
+                        column.metrics = Some(match metrics_of(case, &done.completion) {
                             Ok(metrics) => Metrics::Scores(metrics),
                             Err(e) => Metrics::Failed {
                                 error: e.to_string(),
