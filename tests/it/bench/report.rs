@@ -151,12 +151,13 @@ fn report_prints_tables_per_language_and_pairwise_differences() {
     let run = run.to_str().expect("utf-8 path");
     let markdown = ok(&crossfile(&["bench", "report", run], dir.path()));
     for expected in [
-        "## cceval · python",
-        "## cceval · java",
+        "## Results",
+        "### cceval · python",
+        "### cceval · java",
         "| retriever | cases | errors | em | es | id_em | id_precision | id_recall | id_f1 | total p50 ms |",
-        "| oracle (upper bound) | 12 | 0 | 100.00 | 100.00 |",
-        "| jaccard | 12 | 1 |",
-        "Errors by kind — jaccard: timeout 1.",
+        "| oracle (upper bound) | 12 | 0 | 100.00 [100.00, 100.00] | 100.00 [100.00, 100.00] |",
+        "| jaccard | 12 | 1 (timeout 1) |",
+        "## Pairwise differences",
         "### cceval · all languages",
         "Scale — cceval: em and id_* ×100",
     ] {

@@ -8,6 +8,7 @@ pub mod bootstrap;
 pub mod build;
 pub mod category;
 pub mod compare;
+pub mod document;
 pub mod export;
 pub(crate) mod html;
 pub mod markdown;

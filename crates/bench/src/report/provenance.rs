@@ -333,7 +333,7 @@ mod tests {
             "chunks by origin",
             "em by identifier overlap",
             "es by identifier overlap",
-            "<td>(0.75, 1]</td><td>1</td><td>100.00</td>",
+            "<td class=\"t\">(0.75, 1]</td><td>1</td><td>100.00</td>",
             "score 1.0000 · imported",
         ] {
             assert!(page.contains(part), "{part}");

@@ -5,11 +5,11 @@
 use std::fmt::Write;
 
 use super::markup::{color, escape, swatch};
+use super::tables::retriever_label;
 use crate::bench::runfile::reader::Run;
 use crate::bench::runfile::record::RunRecord;
 use crate::bench::scoring::scale::{display_decimals, display_value, sort_metrics};
 use crate::report::build::Report;
-use crate::report::markdown::UPPER_BOUND;
 use crate::report::textdiff::{DiffOp, diff};
 
 /// The most cases the page holds (each carries its prompts, so a page of all 10,000 cases of a
@@ -131,14 +131,9 @@ fn retriever_record<'a>(
         .collect();
     let _ = write!(
         page,
-        "<div class=\"rec\"><h4>{}{}{} — {} · {:.0} ms</h4>",
+        "<div class=\"rec\"><h4>{}{} — {} · {:.0} ms</h4>",
         swatch(report, &record.retriever),
-        escape(&record.retriever),
-        if record.upper_bound {
-            format!(" <span class=\"ub\">{UPPER_BOUND}</span>")
-        } else {
-            String::new()
-        },
+        retriever_label(&record.retriever, record.upper_bound),
         escape(&metrics.join(" · ")),
         record.timings_ms.total
     );

@@ -1,245 +1,63 @@
-//! Markdown renderings of a run's [`Report`] and of a [`RunComparison`], for stdout.
-
-mod context;
+//! Markdown renderings of a run's [`Report`] (its [`document`]) and of a [`RunComparison`], for
+//! stdout.
 
 use std::fmt::Write;
 
 use crate::bench::scoring::scale::display_decimals;
-use crate::report::bootstrap::{Bootstrap, Interval};
 use crate::report::build::Report;
 use crate::report::compare::{
     ALL_LANGUAGES, CaseChange, Comparison, MetricDiff, Pairing, RunComparison,
 };
-use crate::report::summary::{GroupSummary, is_control};
+use crate::report::document::{Cell, Table, bootstrap_sentence, document, retriever_mark};
 
-/// The label an upper-bound retriever gets in every table.
-pub const UPPER_BOUND: &str = "(upper bound)";
-/// How a control (no context, random context) is marked.
-pub const CONTROL: &str = "(control)";
-
-/// The report as Markdown: a table per (format, language), then the pairwise differences, then
-/// (cases mined from history) EM and ES by line category, then where the context comes from.
+/// The report as Markdown: its notes, then each section of its [`document`] with its tables.
 pub fn report_markdown(report: &Report) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "# Run report: {}\n", cell(&report.run));
-    let _ = writeln!(
-        out,
-        "{} records, retrievers: {}. Means are over scored cases; cases with an error are \
-         counted in `errors` and left out. Latencies are over scored cases, nearest-rank \
-         percentiles. {}",
-        report.records,
-        report.retrievers.join(", "),
-        bootstrap_sentence(&report.bootstrap)
-    );
-    if report.retrievers.iter().any(|r| report.is_upper_bound(r)) {
-        let _ = writeln!(
-            out,
-            "\nA retriever marked {UPPER_BOUND} sees the reference (`oracle`): its numbers bound \
-             what retrieval could give, they are not a result."
-        );
-    }
-    if report.retrievers.iter().any(|r| is_control(r)) {
-        let _ = writeln!(
-            out,
-            "\nA retriever marked {CONTROL} is a baseline: no cross-file context (`none`), or as \
-             many chunks as another retriever returns drawn at random from other files \
-             (`random:`); read a retriever against it."
-        );
-    }
-    for scale in &report.scales {
-        let _ = writeln!(out, "\nScale — {scale}.");
-    }
-    for warning in &report.warnings {
-        let _ = writeln!(out, "\nWarning: {}", cell(warning));
-    }
-    let mut keys: Vec<(&str, &str)> = report
-        .summaries
-        .iter()
-        .map(|s| (s.format.as_str(), s.language.as_str()))
-        .collect();
-    keys.dedup();
-    for (format, language) in keys {
-        let rows: Vec<&GroupSummary> = report
-            .summaries
-            .iter()
-            .filter(|s| s.format == format && s.language == language)
-            .collect();
-        let _ = writeln!(out, "\n## {format} · {language}\n");
-        summary_table(&mut out, &rows);
-    }
-    if !report.comparisons.is_empty() {
-        let _ = writeln!(
-            out,
-            "\n## Pairwise differences (B − A, over the cases both scored)\n\n\
-             Wins / ties / losses count cases where B is higher / equal / lower."
-        );
-        let mut keys: Vec<(&str, &str)> = report
-            .comparisons
-            .iter()
-            .map(|c| (c.format.as_str(), c.language.as_str()))
-            .collect();
-        keys.dedup();
-        for (format, language) in keys {
-            let _ = writeln!(out, "\n### {format} · {}\n", language_label(language));
-            let _ = writeln!(
-                out,
-                "| A | B | cases | excluded | metric | A mean | B mean | B − A | 95% CI | wins / ties / losses |"
-            );
-            let _ = writeln!(out, "|---|---|---:|---:|---|---:|---:|---:|---|---:|");
-            for c in report
-                .comparisons
-                .iter()
-                .filter(|c| c.format == format && c.language == language)
-            {
-                for m in &c.metrics {
-                    let _ = writeln!(
-                        out,
-                        "| {} | {} | {} | {} | {} |",
-                        retriever_cell(&c.a, c.a_upper_bound),
-                        retriever_cell(&c.b, c.b_upper_bound),
-                        c.pairs,
-                        c.excluded,
-                        diff_cells(m, display_decimals(format)),
-                    );
-                }
-            }
+    let doc = document(report);
+    let mut blocks = vec![format!("# Run report: {}", cell(&doc.run))];
+    blocks.extend(doc.notes.iter().map(|note| note.text.clone()));
+    for section in &doc.sections {
+        blocks.push(format!("## {}", section.title));
+        blocks.extend(section.intro.clone());
+        for table in &section.tables {
+            blocks.extend(table.heading.as_ref().map(|h| format!("### {h}")));
+            blocks.extend(table.intro.clone());
+            blocks.push(table_markdown(table));
         }
     }
-    categories_section(&mut out, report);
-    context::provenance_section(&mut out, report);
-    context::sources_section(&mut out, report);
+    blocks.join("\n\n") + "\n"
+}
+
+/// A table: its header, alignment row and rows, one line each.
+fn table_markdown(table: &Table) -> String {
+    let mut out = String::new();
+    let names: Vec<String> = table.columns.iter().map(|c| cell(&c.name)).collect();
+    let _ = writeln!(out, "| {} |", names.join(" | "));
+    let aligns: Vec<&str> = table
+        .columns
+        .iter()
+        .map(|c| if c.numeric { "---:" } else { "---" })
+        .collect();
+    let _ = write!(out, "|{}|", aligns.join("|"));
+    for row in &table.rows {
+        let cells: Vec<String> = row.iter().map(cell_markdown).collect();
+        let _ = write!(out, "\n| {} |", cells.join(" | "));
+    }
     out
 }
 
-/// EM, ES and chrF by line category (cases mined from history), per retriever, then every two
-/// retrievers within each category; nothing when no record has a category.
-fn categories_section(out: &mut String, report: &Report) {
-    if report.by_category.is_empty() {
-        return;
+/// One cell's text.
+fn cell_markdown(c: &Cell) -> String {
+    if let Some((shown, aside)) = c.figures() {
+        return match aside {
+            Some(aside) => format!("{shown} {}", cell(&aside)),
+            None => shown,
+        };
     }
-    let _ = writeln!(
-        out,
-        "\n## By line category\n\n\
-         Cases mined from history, by the category of their line (Long Code Arena's, in its \
-         order of precedence): `n` counts scored cases, means in the cases' scale with 95% \
-         intervals.\n"
-    );
-    let _ = writeln!(
-        out,
-        "| category | retriever | n | errors | em | em 95% CI | es | es 95% CI | chrf | chrf 95% CI |"
-    );
-    let _ = writeln!(out, "|---|---|---:|---:|---:|---|---:|---|---:|---|");
-    // Only history records carry a category.
-    let decimals = display_decimals("history");
-    let value = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.decimals$}"));
-    let interval = |ci: Option<Interval>| {
-        ci.map_or("–".to_string(), |ci| {
-            format!("[{:.decimals$}, {:.decimals$}]", ci.low, ci.high)
-        })
-    };
-    for (category, retriever, c) in report.category_cells() {
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            cell(category),
-            retriever_cell(retriever, report.is_upper_bound(retriever)),
-            c.n,
-            c.errors,
-            value(c.em),
-            interval(c.em_ci),
-            value(c.es),
-            interval(c.es_ci),
-            value(c.chrf),
-            interval(c.chrf_ci)
-        );
-    }
-    if report.category_comparisons.is_empty() {
-        return;
-    }
-    let _ = writeln!(
-        out,
-        "\n### Pairwise differences by category (B − A, over the cases both scored)\n"
-    );
-    let _ = writeln!(
-        out,
-        "| category | A | B | cases | excluded | metric | A mean | B mean | B − A | 95% CI | wins / ties / losses |"
-    );
-    let _ = writeln!(out, "|---|---|---|---:|---:|---|---:|---:|---:|---|---:|");
-    for c in &report.category_comparisons {
-        for m in &c.metrics {
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} | {} | {} |",
-                cell(c.category.as_deref().unwrap_or("")),
-                retriever_cell(&c.a, c.a_upper_bound),
-                retriever_cell(&c.b, c.b_upper_bound),
-                c.pairs,
-                c.excluded,
-                diff_cells(m, display_decimals(&c.format)),
-            );
-        }
-    }
-}
-
-fn summary_table(out: &mut String, rows: &[&GroupSummary]) {
-    let mut metrics: Vec<&str> = Vec::new();
-    for row in rows {
-        for m in &row.metrics {
-            if !metrics.contains(&m.name.as_str()) {
-                metrics.push(&m.name);
-            }
-        }
-    }
-    let _ = write!(out, "| retriever | cases | errors |");
-    for m in &metrics {
-        let _ = write!(out, " {m} |");
-    }
-    let _ = writeln!(
-        out,
-        " total p50 ms | total p95 ms | generate p50 ms | generate p95 ms |"
-    );
-    let _ = writeln!(
-        out,
-        "|---|---:|---:|{}---:|---:|---:|---:|",
-        "---:|".repeat(metrics.len())
-    );
-    for row in rows {
-        let decimals = display_decimals(&row.format);
-        let _ = write!(
-            out,
-            "| {} | {} | {} |",
-            retriever_cell(&row.retriever, row.upper_bound),
-            row.cases,
-            row.errors
-        );
-        for name in &metrics {
-            match row.metrics.iter().find(|m| m.name == *name) {
-                Some(m) => {
-                    let _ = write!(out, " {:.decimals$} |", m.mean);
-                }
-                None => out.push_str(" – |"),
-            }
-        }
-        let _ = writeln!(
-            out,
-            " {:.1} | {:.1} | {:.1} | {:.1} |",
-            row.total_ms.p50, row.total_ms.p95, row.generate_ms.p50, row.generate_ms.p95
-        );
-    }
-    let errors: Vec<String> = rows
-        .iter()
-        .filter(|r| r.errors > 0)
-        .map(|r| {
-            let kinds: Vec<String> = r
-                .error_kinds
-                .iter()
-                .map(|(kind, n)| format!("{kind} {n}"))
-                .collect();
-            format!("{}: {}", cell(&r.retriever), kinds.join(", "))
-        })
-        .collect();
-    if !errors.is_empty() {
-        let _ = writeln!(out, "\nErrors by kind — {}.", errors.join("; "));
+    match c {
+        Cell::Code(text) => code_span(text),
+        Cell::Retriever { name, upper_bound } => retriever_cell(name, *upper_bound),
+        Cell::Text(text) | Cell::Aside(text) => cell(text),
+        _ => String::new(),
     }
 }
 
@@ -360,15 +178,6 @@ fn diff_cells(m: &MetricDiff, decimals: usize) -> String {
     )
 }
 
-fn bootstrap_sentence(b: &Bootstrap) -> String {
-    format!(
-        "{:.0}% intervals: percentile bootstrap of the mean, {} resamples, seed {}.",
-        b.confidence * 100.0,
-        b.resamples,
-        b.seed
-    )
-}
-
 fn language_label(language: &str) -> String {
     if language == ALL_LANGUAGES {
         "all languages".to_string()
@@ -377,13 +186,10 @@ fn language_label(language: &str) -> String {
     }
 }
 
-pub(super) fn retriever_cell(name: &str, upper_bound: bool) -> String {
-    if upper_bound {
-        format!("{} {UPPER_BOUND}", cell(name))
-    } else if is_control(name) {
-        format!("{} {CONTROL}", cell(name))
-    } else {
-        cell(name)
+fn retriever_cell(name: &str, upper_bound: bool) -> String {
+    match retriever_mark(name, upper_bound) {
+        Some(mark) => format!("{} {mark}", cell(name)),
+        None => cell(name),
     }
 }
 
@@ -426,6 +232,8 @@ fn longest_backtick_run(text: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::bootstrap::Bootstrap;
+    use crate::report::document::{CONTROL, UPPER_BOUND};
 
     #[test]
     fn controls_and_upper_bounds_are_marked_and_explained() {
