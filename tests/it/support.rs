@@ -264,7 +264,7 @@ impl Workspace {
     /// The fixture's `$0`: its file and its LSP position (UTF-16 character).
     pub fn cursor(&self) -> (&str, u32, u32) {
         let cursor = self.fixture.cursor.as_ref().expect("the fixture has a $0");
-        (cursor.path.as_str(), cursor.line, cursor.utf16_col)
+        (cursor.path.as_str(), cursor.position.line, cursor.utf16_col)
     }
 
     pub fn root(&self) -> &Path {

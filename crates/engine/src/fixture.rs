@@ -8,11 +8,13 @@
 //! );
 //! assert_eq!(fixture.files.len(), 2);
 //! let cursor = fixture.cursor.as_ref().expect("a cursor");
-//! assert_eq!((cursor.path.as_str(), cursor.line, cursor.byte_col), ("app.py", 1, 9));
+//! assert_eq!((cursor.path.as_str(), cursor.position.line, cursor.position.col), ("app.py", 1, 9));
 //! assert_eq!(fixture.text("app.py"), Some("from shapes import Box\nbox = Box()\n"));
 //! ```
 
 use std::path::Path;
+
+use crate::Position;
 
 /// The cursor marker.
 pub const CURSOR: &str = "$0";
@@ -37,10 +39,8 @@ pub struct FixtureCursor {
     pub path: String,
     /// Byte offset in the file's text.
     pub offset: usize,
-    /// 0-based line.
-    pub line: u32,
-    /// Byte column in the line.
-    pub byte_col: u32,
+    /// The engine's position: 0-based line, byte column.
+    pub position: Position,
     /// UTF-16 code units before the cursor in its line (an LSP position's `character`).
     pub utf16_col: u32,
 }
@@ -75,8 +75,10 @@ impl Fixture {
             fixture.cursor = Some(FixtureCursor {
                 path: file.path.clone(),
                 offset,
-                line: u32::try_from(before.matches('\n').count()).unwrap_or(u32::MAX),
-                byte_col: u32::try_from(in_line.len()).unwrap_or(u32::MAX),
+                position: Position {
+                    line: u32::try_from(before.matches('\n').count()).unwrap_or(u32::MAX),
+                    col: u32::try_from(in_line.len()).unwrap_or(u32::MAX),
+                },
                 utf16_col: u32::try_from(in_line.encode_utf16().count()).unwrap_or(u32::MAX),
             });
         }
@@ -120,8 +122,8 @@ mod tests {
         assert_eq!(fixture.text("empty.py"), Some(""));
         let cursor = fixture.cursor.expect("a cursor");
         assert_eq!(cursor.path, "c.ts");
-        assert_eq!((cursor.line, cursor.offset), (0, 22));
-        assert_eq!((cursor.byte_col, cursor.utf16_col), (22, 19));
+        assert_eq!((cursor.position.line, cursor.offset), (0, 22));
+        assert_eq!((cursor.position.col, cursor.utf16_col), (22, 19));
         assert_eq!(Fixture::parse("//- a.py\nx\n").cursor, None);
     }
 

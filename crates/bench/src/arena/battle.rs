@@ -129,7 +129,7 @@ impl std::fmt::Debug for LateMetrics {
 impl Battle {
     /// A battle of `pair` with each arm's spec, settings hash, text and latency by arm index
     /// (`arms[0]`, `arms[1]`); `place` is where it was shown.
-    pub fn new(id: u64, at: u64, place: Place, sides: [Side; 2], pair: Pair, draw: Draw) -> Battle {
+    pub fn new(id: u64, at: u64, place: Venue, sides: [Side; 2], pair: Pair, draw: Draw) -> Battle {
         let [a, b] = sides;
         let metrics = match (a.metrics, b.metrics) {
             (Some(ma), Some(mb)) => Some([ma, mb]),
@@ -188,7 +188,7 @@ impl Battle {
 
 /// Where a battle was shown.
 #[derive(Clone, Debug)]
-pub struct Place {
+pub struct Venue {
     pub workspace: String,
     pub path: String,
     /// 1-based; the column in characters.
@@ -419,7 +419,7 @@ mod tests {
     }
 
     fn battle(id: u64, first: u8) -> Battle {
-        let place = Place {
+        let place = Venue {
             workspace: "w".into(),
             path: "a.py".into(),
             line: 3,

@@ -39,11 +39,7 @@ fn check(fixture: &str, expect: Expect) {
     let index = indexed(dir.path(), &root);
     let snapshot = index.snapshot();
     let text = fixture.text(&cursor.path).expect("the cursor's file");
-    let position = Position {
-        line: cursor.line,
-        col: cursor.byte_col,
-    };
-    let query = Query::new(&cursor.path, text, position).expect("a query");
+    let query = Query::new(&cursor.path, text, cursor.position).expect("a query");
     let origins = Origins::new(&snapshot, &query);
     let mut paths: Vec<&str> = snapshot.paths().collect();
     paths.sort_unstable();

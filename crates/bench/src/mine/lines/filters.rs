@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 
-use super::rule::Cursor;
+use super::rule::UseSite;
 use crossfile_engine::terms::is_word_char;
 
 /// CrossCodeEval's bounds on a reference's tokens, 3 to 30, as issue 35 gives them (the code
@@ -108,12 +108,12 @@ pub fn reference_tokens(reference: &str) -> usize {
 /// The candidates of one file (`text`) that pass the filters, in their order; what each filter
 /// dropped is added to `dropped`.
 pub(super) fn apply(
-    candidates: Vec<Cursor>,
+    candidates: Vec<UseSite>,
     text: &str,
     filters: &Filters,
     dropped: &mut Dropped,
-) -> Vec<Cursor> {
-    let reference = |c: &Cursor| text.get(c.offset..c.line_end).unwrap_or_default().trim();
+) -> Vec<UseSite> {
+    let reference = |c: &UseSite| text.get(c.offset..c.line_end).unwrap_or_default().trim();
     let mut seen: HashMap<&str, usize> = HashMap::new();
     if !filters.allow_duplicate_references {
         for c in &candidates {
@@ -165,7 +165,7 @@ mod tests {
         }
     }
 
-    fn cursor(text: &str, line: u32, at: &str) -> Cursor {
+    fn cursor(text: &str, line: u32, at: &str) -> UseSite {
         let line_start: usize = text
             .split_inclusive('\n')
             .take(line as usize)
@@ -176,7 +176,7 @@ mod tests {
             + line_text
                 .find(at)
                 .expect("the cursor's text is on its line");
-        Cursor {
+        UseSite {
             line,
             offset,
             line_end: line_start + line_text.len(),

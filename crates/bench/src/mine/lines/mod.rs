@@ -43,7 +43,7 @@ pub use filters::{
     DEFAULT_MIN_PROMPT_LINES, Dropped, Filters, reference_tokens,
 };
 pub use rule::{
-    CrossFileNames, Cursor, MAX_LINE_CHARS, MIN_REFERENCE_CHARS, Source, is_trivial_line,
+    CrossFileNames, MAX_LINE_CHARS, MIN_REFERENCE_CHARS, Source, UseSite, is_trivial_line,
     is_trivial_reference,
 };
 
@@ -133,7 +133,7 @@ pub fn mine(snapshot: &Snapshot, params: &MineParams) -> Mined {
         active: (0..pools.len()).collect(),
         at: 0,
     };
-    let mut picked: Vec<(usize, &FileEntry, Cursor, Vec<String>)> = Vec::new();
+    let mut picked: Vec<(usize, &FileEntry, UseSite, Vec<String>)> = Vec::new();
     let mut leaks = 0;
     let mut dropped_leaks = 0;
     // Draw what is missing, audit the draw, keep or drop what leaks, until full or exhausted.
@@ -223,7 +223,7 @@ impl Turns {
         want: usize,
         names: &CrossFileNames<'_>,
         filters: &Filters,
-    ) -> Vec<(usize, &'s FileEntry, Cursor)> {
+    ) -> Vec<(usize, &'s FileEntry, UseSite)> {
         let mut out = Vec::new();
         while out.len() < want && !self.active.is_empty() {
             if self.at >= self.active.len() {
@@ -268,7 +268,7 @@ fn source(file: &FileEntry) -> Source<'_> {
 /// The case of one cursor (`None` only if the cursor is not inside the text).
 fn record(
     file: &FileEntry,
-    cursor: &Cursor,
+    cursor: &UseSite,
     family: &str,
     k: usize,
     repository: &str,
@@ -298,7 +298,7 @@ struct Pool<'s> {
     family: &'static str,
     files: Vec<&'s FileEntry>,
     /// Per file, its remaining cursors once computed.
-    cursors: Vec<Option<Vec<Cursor>>>,
+    cursors: Vec<Option<Vec<UseSite>>>,
     /// Indices into `files` that may still have cursors, in visiting order.
     order: Vec<usize>,
     /// Position in `order` of the next visit.
@@ -336,7 +336,7 @@ impl<'s> Pool<'s> {
         &mut self,
         names: &CrossFileNames<'_>,
         filters: &Filters,
-    ) -> Option<(&'s FileEntry, Cursor)> {
+    ) -> Option<(&'s FileEntry, UseSite)> {
         while !self.order.is_empty() {
             if self.at >= self.order.len() {
                 self.at = 0;

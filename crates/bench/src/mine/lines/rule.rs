@@ -42,7 +42,7 @@ pub struct Source<'a> {
 
 /// A cursor the rule keeps: right before the first cross-file identifier use of a line.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Cursor {
+pub struct UseSite {
     /// 0-based line.
     pub line: u32,
     /// Byte offset of the cursor in the file's text.
@@ -76,7 +76,7 @@ impl<'a> CrossFileNames<'a> {
 
     /// The cursors of `file`: per line, right before its first cross-file identifier use, in
     /// line order; lines the trivial-line rules reject are left out. `tree` is `file.text` parsed.
-    pub fn cursors(&self, file: Source<'_>, tree: &tree_sitter::Tree) -> Vec<Cursor> {
+    pub fn cursors(&self, file: Source<'_>, tree: &tree_sitter::Tree) -> Vec<UseSite> {
         let family = file.language.name();
         let text = file.text;
         let own: HashSet<&str> = file
@@ -131,7 +131,7 @@ impl<'a> CrossFileNames<'a> {
             }
         };
 
-        let mut out: Vec<Cursor> = Vec::new();
+        let mut out: Vec<UseSite> = Vec::new();
         // The line whose first cross-file use was judged: later uses on it are not cursors.
         let mut judged: Option<u32> = None;
         for leaf in leaves.iter().filter(|l| l.role == Role::Use) {
@@ -159,7 +159,7 @@ impl<'a> CrossFileNames<'a> {
             {
                 continue;
             }
-            out.push(Cursor {
+            out.push(UseSite {
                 line: leaf.line,
                 offset: leaf.start,
                 line_end,

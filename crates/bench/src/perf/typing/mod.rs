@@ -41,7 +41,7 @@ use crate::report::bootstrap::percentile_sorted;
 use crossfile_engine::config::Settings;
 use crossfile_engine::index::Progress;
 use crossfile_engine::memory::ProcessMemory;
-use script::Place;
+use script::RetypedLines;
 use session::{AnsweredPause, Observed};
 
 /// What llama-server is started with as the anchor: one slot, and chunks of at least 256 tokens
@@ -286,7 +286,7 @@ pub fn measure_typing(
 /// llama-server).
 fn type_into(
     params: &TypingParams,
-    places: &[Place],
+    places: &[RetypedLines],
     options: Value,
     backend: &str,
     also: Option<u32>,

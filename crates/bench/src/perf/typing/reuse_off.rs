@@ -13,7 +13,7 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::script::Place;
+use super::script::RetypedLines;
 use super::session::{self, AnsweredPause};
 use super::{PerfError, merge, serve_child};
 use crate::perf::mean;
@@ -89,7 +89,7 @@ fn spread(answered: &[AnsweredPause], n: usize) -> Vec<AnsweredPause> {
 pub fn compare_reuse_off(
     server: &std::path::Path,
     workspace: &std::path::Path,
-    places: &[Place],
+    places: &[RetypedLines],
     mut options: Value,
     answered: &[AnsweredPause],
     n: usize,

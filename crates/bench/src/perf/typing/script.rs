@@ -21,7 +21,7 @@ const TYPED_CHARS: std::ops::RangeInclusive<usize> = 12..=400;
 
 /// A place where lines are removed and typed again.
 #[derive(Clone, Debug)]
-pub struct Place {
+pub struct RetypedLines {
     /// The file, relative to the workspace and absolute.
     pub rel: String,
     pub abs: PathBuf,
@@ -48,7 +48,7 @@ pub struct Keystroke {
     pub pause: bool,
 }
 
-impl Place {
+impl RetypedLines {
     /// The document as opened: the original with the removed lines replaced by one line holding
     /// the first one's indentation.
     pub fn opened_text(&self) -> String {
@@ -131,7 +131,7 @@ pub fn places(
     n: usize,
     lines: usize,
     seed: u64,
-) -> Result<Vec<Place>, workspace::WorkspaceError> {
+) -> Result<Vec<RetypedLines>, workspace::WorkspaceError> {
     let files = workspace::discover(root, settings)?.files;
     let mut rng = SplitMix64(seed);
     let mut out = Vec::with_capacity(n);
@@ -184,7 +184,7 @@ fn place_at(
     starts: &[usize],
     first: usize,
     count: usize,
-) -> Option<Place> {
+) -> Option<RetypedLines> {
     let end = *starts.get(first + count)?;
     let removed = &original[starts[first]..end];
     if removed.lines().any(crossfile_engine::chunk::is_blank) {
@@ -199,7 +199,7 @@ fn place_at(
     }
     let start = starts[first] + indentation(removed).len();
     let keystrokes = keystrokes(&original, start, end - 1);
-    Some(Place {
+    Some(RetypedLines {
         rel,
         abs,
         language,
@@ -268,7 +268,7 @@ mod tests {
 
     const FILE: &str = "def f(a):\n    x = a.b + 1\n    return x\n\nprint(f(2))\n";
 
-    fn place(first: usize, count: usize) -> Place {
+    fn place(first: usize, count: usize) -> RetypedLines {
         let starts = line_starts(FILE);
         let path = PathBuf::from("/w/m.py");
         place_at(
@@ -314,7 +314,7 @@ mod tests {
     fn an_lsp_position_is_the_offset_it_was_made_from() {
         let mut place = place(1, 2);
         place.original = "é = 1\n    b = '→x'\n".into();
-        let at = |place: &Place, line: u32, character: u32| {
+        let at = |place: &RetypedLines, line: u32, character: u32| {
             place.offset_of(&serde_json::json!({"line": line, "character": character}))
         };
         for offset in (0..=place.original.len()).filter(|&o| place.original.is_char_boundary(o)) {

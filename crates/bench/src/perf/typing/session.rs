@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::script::{Keystroke, Place};
+use super::script::{Keystroke, RetypedLines};
 use super::verify::Recorded;
 use crate::perf::serve_child::file_uri;
 use crate::perf::{ClientError, LspClient, PerfError};
@@ -104,7 +104,7 @@ enum Waiting {
 /// `after_place` is called after each place (its index), for progress and memory readings.
 pub fn type_places(
     client: &mut LspClient,
-    places: &[Place],
+    places: &[RetypedLines],
     pace: Pace,
     record: usize,
     after_place: &mut dyn FnMut(usize, &Observed) -> Result<(), PerfError>,
@@ -129,7 +129,7 @@ pub fn type_places(
 fn waited_completion(
     client: &mut LspClient,
     uri: &str,
-    place: &Place,
+    place: &RetypedLines,
     offset: usize,
     timeout: Duration,
 ) -> Result<(Value, f64), PerfError> {
@@ -152,14 +152,18 @@ fn waited_completion(
 fn first_completion(
     client: &mut LspClient,
     uri: &str,
-    place: &Place,
+    place: &RetypedLines,
     timeout: Duration,
 ) -> Result<f64, PerfError> {
     waited_completion(client, uri, place, place.start, timeout).map(|(_, ms)| ms)
 }
 
 /// Opens `place`, asks for one completion at its start (the model's load) and closes it.
-pub fn warm_up(client: &mut LspClient, place: &Place, timeout: Duration) -> Result<(), PerfError> {
+pub fn warm_up(
+    client: &mut LspClient,
+    place: &RetypedLines,
+    timeout: Duration,
+) -> Result<(), PerfError> {
     let uri = file_uri(&place.abs);
     open(client, &uri, place)?;
     first_completion(client, &uri, place, timeout)?;
@@ -172,7 +176,7 @@ pub fn warm_up(client: &mut LspClient, place: &Place, timeout: Duration) -> Resu
 
 struct Typist<'a> {
     client: &'a mut LspClient,
-    places: &'a [Place],
+    places: &'a [RetypedLines],
     record: usize,
     waiting: HashMap<i64, Waiting>,
     /// The completions already counted, and the offset each was asked at.
@@ -181,7 +185,12 @@ struct Typist<'a> {
 }
 
 impl Typist<'_> {
-    fn type_place(&mut self, index: usize, place: &Place, pace: Pace) -> Result<(), PerfError> {
+    fn type_place(
+        &mut self,
+        index: usize,
+        place: &RetypedLines,
+        pace: Pace,
+    ) -> Result<(), PerfError> {
         let uri = file_uri(&place.abs);
         open(self.client, &uri, place)?;
         std::thread::sleep(pace.settle);
@@ -216,7 +225,7 @@ impl Typist<'_> {
     fn type_key(
         &mut self,
         index: usize,
-        place: &Place,
+        place: &RetypedLines,
         uri: &str,
         version: i64,
         keystroke: &Keystroke,
@@ -396,7 +405,7 @@ impl Typist<'_> {
 
 /// Edit similarity (0..=1) of `suggestion`, at `offset` of `place`, to what the person typed
 /// next, as far as the suggestion's lines reach.
-pub fn similarity(place: &Place, offset: usize, suggestion: &str) -> f64 {
+pub fn similarity(place: &RetypedLines, offset: usize, suggestion: &str) -> f64 {
     let lines = suggestion.split('\n').count();
     cceval_es(suggestion, place.typed_next(offset, lines)) / 100.0
 }
@@ -405,7 +414,7 @@ pub fn similarity(place: &Place, offset: usize, suggestion: &str) -> f64 {
 /// `timeout` for it: the suggestion (empty for none).
 pub fn suggestion_at(
     client: &mut LspClient,
-    place: &Place,
+    place: &RetypedLines,
     offset: usize,
     timeout: Duration,
 ) -> Result<String, PerfError> {
@@ -424,14 +433,14 @@ pub fn suggestion_at(
         .to_string())
 }
 
-fn open(client: &mut LspClient, uri: &str, place: &Place) -> Result<(), ClientError> {
+fn open(client: &mut LspClient, uri: &str, place: &RetypedLines) -> Result<(), ClientError> {
     open_text(client, uri, place, &place.opened_text())
 }
 
 fn open_text(
     client: &mut LspClient,
     uri: &str,
-    place: &Place,
+    place: &RetypedLines,
     text: &str,
 ) -> Result<(), ClientError> {
     client.notify(
@@ -441,7 +450,7 @@ fn open_text(
     )
 }
 
-fn inline_params(uri: &str, place: &Place, offset: usize) -> Value {
+fn inline_params(uri: &str, place: &RetypedLines, offset: usize) -> Value {
     let at = place.position(offset);
     json!({"textDocument": {"uri": uri},
            "position": {"line": at.line, "character": at.col},

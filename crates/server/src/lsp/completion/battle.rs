@@ -30,7 +30,7 @@ use crate::lsp::replay::harness_run::tests_on_both;
 use crate::lsp::replay::session::Replayable;
 use crate::lsp::state::State;
 use crate::settings::Arm;
-use crossfile_bench::arena::battle::{Battle, Place, Side};
+use crossfile_bench::arena::battle::{Battle, Side, Venue};
 
 /// The battle at `position` of `uri` (in `folder`, at `rel`), as two inline items; none when an
 /// arm's suggestion is blank.
@@ -129,7 +129,7 @@ async fn fight(
         .chars()
         .count() as u64
         + 1;
-    let place = Place {
+    let place = Venue {
         workspace,
         path,
         line: u64::from(cursor.query.cursor.line) + 1,
