@@ -1,7 +1,7 @@
 // What the extension does on each keystroke in a served document, beside VS Code's own asks.
 //
-// Ahead: VS Code asks its inline provider about 70 ms after a keystroke (its debounce; measured
-// in docs/performance.md), Neovim's plugin at once. So on a typed change, as soon as the editor's
+// Ahead: VS Code asks its inline provider a moment after a keystroke (its own debounce, not
+// measured here), Neovim's plugin at once. So on a typed change, as soon as the editor's
 // cursor has moved with it, the server's request for that text and cursor starts (`ahead`, which
 // InlineRequests shares with VS Code's ask when it comes): a completion that needs the model
 // starts those milliseconds earlier, inside a person's pause.
