@@ -7,9 +7,11 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
+use crossfile_bench::bench::runfile::record::RunRecord;
 use crossfile_engine::retrieve::DEFAULT_RETRIEVER;
 use serde_json::{Value, json};
 
+use crate::bench::checks;
 use crate::lsp::client::{Client, user_config};
 use crate::support::{bench_repos, copy_tree, shared_dir};
 
@@ -21,11 +23,10 @@ const CASES: usize = 8;
 const MODEL: &str = "n_ctx = 1024\n[prompt]\nmax_new_tokens = 16\n";
 
 /// Every record of a `bench run` file, by case id.
-fn run_records(path: &Path) -> BTreeMap<String, Value> {
-    let text = std::fs::read_to_string(path).expect("run file");
-    text.lines()
-        .map(|l| serde_json::from_str::<Value>(l).expect("a record"))
-        .map(|r| (r["case_id"].as_str().expect("case_id").to_string(), r))
+fn run_records(path: &Path) -> BTreeMap<String, RunRecord> {
+    checks::run_records(path)
+        .into_iter()
+        .map(|r| (r.case_id.clone(), r))
         .collect()
 }
 
@@ -141,23 +142,22 @@ fn replay_through_the_server_scores_exactly_as_bench_run() {
         );
         // The same scores; the run also records how likely the model found the reference, a
         // measurement of the model at the case, not a score of a suggestion.
-        let mut expected = record["metrics"].clone();
-        let measured = expected
-            .as_object_mut()
-            .and_then(|m| m.remove("logprob"))
-            .and_then(|v| v.as_f64());
-        assert!(measured.is_some_and(|l| l < 0.0), "case {id}: {record}");
+        let mut expected = record.metrics.clone();
+        let measured = expected.remove("logprob");
+        assert!(measured.is_some_and(|l| l < 0.0), "case {id}: {record:?}");
+        let expected = json!(expected);
         assert_eq!(scored["metrics"], expected, "case {id}: {scored}");
         assert_eq!(scored["benchmark"], json!("cceval"));
-        assert_eq!(scored["reference"], record["reference"]);
+        assert_eq!(scored["reference"], json!(record.reference));
         if scored["scored"] == json!("raw") {
             raw_scored += 1;
         }
         // The same prompt, byte for byte, and the same model output.
         let context = client.execute("crossfile.context", json!({"uri": uri}));
-        assert_eq!(context["prompt"], record["prompt"], "case {id}");
+        assert_eq!(context["prompt"], json!(record.prompt), "case {id}");
         assert_eq!(
-            context["rawSuggestion"], record["raw_suggestion"],
+            context["rawSuggestion"],
+            json!(record.raw_suggestion),
             "case {id}"
         );
         assert_eq!(context["caseId"], json!(id));
@@ -166,18 +166,22 @@ fn replay_through_the_server_scores_exactly_as_bench_run() {
         let compared = client.execute(
             "crossfile.compare",
             json!({"uri": uri, "position": opened["position"],
-                   "retrievers": [record["retriever"]]}),
+                   "retrievers": [record.retriever]}),
         );
         let column = &compared["results"][0];
-        assert_eq!(column["suggestion"], record["suggestion"], "case {id}");
+        assert_eq!(column["suggestion"], json!(record.suggestion), "case {id}");
         assert_eq!(column["metrics"], expected, "case {id}: {column}");
-        assert_eq!(column.get("overlap"), record.get("overlap"), "case {id}");
-        let origins = |of: &Value| -> Vec<Value> {
-            let chunks = of["chunks"].as_array().expect("chunks");
-            chunks.iter().map(|c| c["origin"].clone()).collect()
-        };
-        assert_eq!(origins(column), origins(record), "case {id}");
-        assert!(!origins(record).is_empty(), "case {id}: chunks to compare");
+        assert_eq!(
+            column.get("overlap").and_then(Value::as_f64),
+            record.overlap,
+            "case {id}"
+        );
+        let chunks = column["chunks"].as_array().expect("chunks");
+        let shown: Vec<Option<&str>> = chunks.iter().map(|c| c["origin"].as_str()).collect();
+        let recorded: Vec<Option<&str>> =
+            record.chunks.iter().map(|c| c.origin.as_deref()).collect();
+        assert_eq!(shown, recorded, "case {id}");
+        assert!(!recorded.is_empty(), "case {id}: chunks to compare");
         client.notify(
             "textDocument/didClose",
             json!({"textDocument": {"uri": uri}}),
@@ -460,7 +464,8 @@ fn history_cases_replay_with_their_category_and_leave_the_tree_unchanged() {
         let id = case["id"].as_str().expect("id");
         let context = client.execute("crossfile.context", json!({"uri": uri}));
         assert_eq!(
-            context["prompt"], run[id]["prompt"],
+            context["prompt"],
+            json!(run[id].prompt),
             "case {id}: bench run's prompt"
         );
         let reference = record["groundtruth"].clone();
