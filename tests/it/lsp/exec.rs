@@ -11,9 +11,11 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use crossfile_bench::bench::runfile::record::RunRecord;
 use crossfile_engine::retrieve::DEFAULT_RETRIEVER;
 use serde_json::{Value, json};
 
+use crate::bench::checks;
 use crate::bench::evocodebench::{dev_cases, env_cache, environments};
 use crate::lsp::client::{Client, user_config};
 use crate::lsp::replay::tree_digest;
@@ -27,7 +29,7 @@ const PICKED: [usize; 3] = [0, 2, 3];
 
 /// `bench run --format evocodebench` of `cases` with the default retriever, which the server
 /// uses when its settings name none: its records by case.
-fn bench_run(cases: &Path, config: &Path, dir: &Path) -> BTreeMap<String, Value> {
+fn bench_run(cases: &Path, config: &Path, dir: &Path) -> BTreeMap<String, RunRecord> {
     let out = dir.join("run.jsonl");
     let output = Command::new(env!("CARGO_BIN_EXE_crossfile"))
         .args([
@@ -56,11 +58,9 @@ fn bench_run(cases: &Path, config: &Path, dir: &Path) -> BTreeMap<String, Value>
         .expect("bench run");
     let log = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{log}");
-    std::fs::read_to_string(&out)
-        .expect("the run file")
-        .lines()
-        .map(|line| serde_json::from_str::<Value>(line).expect("a record"))
-        .map(|r| (r["case_id"].as_str().expect("case id").to_string(), r))
+    checks::run_records(&out)
+        .into_iter()
+        .map(|r| (r.case_id.clone(), r))
         .collect()
 }
 
@@ -126,11 +126,12 @@ fn evocodebench_cases_replayed_and_scored_in_the_editor_agree_with_bench_run() {
                "setting": "local_completion", "envs": envs, "maxNewTokens": 48})
     };
     let mut last = Value::Null;
+    let mut last_ran: Option<&RunRecord> = None;
     for (i, line) in picked.iter().enumerate() {
         let record: Value = serde_json::from_str(line).expect("a case");
         let namespace = record["namespace"].as_str().expect("namespace");
         let ran = &records[namespace];
-        assert!(ran["error"].is_null(), "{ran}");
+        assert!(ran.error.is_none(), "{ran:?}");
         let opened = client.execute("crossfile.replayCase", replay(i));
         assert_eq!(opened["case"]["id"], namespace);
         assert_eq!(opened["case"]["benchmark"], "evocodebench");
@@ -141,8 +142,7 @@ fn evocodebench_cases_replayed_and_scored_in_the_editor_agree_with_bench_run() {
             opened["position"].clone(),
         );
         // The body removed, the requirement as the docstring, the cursor after its indentation.
-        let reference = ran["reference"].as_str().expect("reference");
-        assert!(!text.contains(reference.trim()), "{namespace}: {text}");
+        assert!(!text.contains(ran.reference.trim()), "{namespace}: {text}");
         let functionality = record["requirement"]["Functionality"]
             .as_str()
             .expect("functionality");
@@ -167,9 +167,10 @@ fn evocodebench_cases_replayed_and_scored_in_the_editor_agree_with_bench_run() {
             .to_string();
         // The prompt and the model's output are `bench run`'s, byte for byte.
         let context = client.execute("crossfile.context", json!({"uri": uri}));
-        assert_eq!(context["prompt"], ran["prompt"], "{namespace}");
+        assert_eq!(context["prompt"], json!(ran.prompt), "{namespace}");
         assert_eq!(
-            context["rawSuggestion"], ran["raw_suggestion"],
+            context["rawSuggestion"],
+            json!(ran.raw_suggestion),
             "{namespace}"
         );
 
@@ -181,13 +182,17 @@ fn evocodebench_cases_replayed_and_scored_in_the_editor_agree_with_bench_run() {
             json!({"caseId": namespace, "uri": uri, "workDoneToken": token}),
         );
         assert_eq!(scored["scored"], "raw", "{scored}");
-        assert_eq!(scored["prediction"], ran["suggestion"], "{namespace}");
-        let sample = &ran["samples"][0]["outcome"];
+        assert_eq!(scored["prediction"], json!(ran.suggestion), "{namespace}");
+        let sample = &ran.samples.first().expect("a sample").outcome;
         assert_eq!(
-            scored["outcome"]["status"], sample["status"],
-            "{scored}\n{sample}"
+            scored["outcome"]["status"],
+            json!(sample.status),
+            "{scored}\n{sample:?}"
         );
-        assert_eq!(scored["outcome"]["firstFailure"], sample["first_failure"]);
+        assert_eq!(
+            scored["outcome"]["firstFailure"],
+            json!(sample.first_failure)
+        );
         let reports = progress_of(&mut client, &token);
         let kinds: Vec<&str> = reports.iter().filter_map(|v| v["kind"].as_str()).collect();
         assert_eq!(kinds.first(), Some(&"begin"), "{reports:?}");
@@ -205,7 +210,8 @@ fn evocodebench_cases_replayed_and_scored_in_the_editor_agree_with_bench_run() {
         let ran_tests = scored["outcome"]["tests"].as_array().map_or(0, Vec::len);
         assert!(ran_tests <= tests && started == ran_tests, "{reports:?}");
         last = json!({"uri": uri, "text": text, "position": position, "namespace": namespace,
-                      "record": record, "ran": ran});
+                      "record": record});
+        last_ran = Some(ran);
     }
 
     // The last case, typed by hand: its reference body passes, a wrong one fails with output.
@@ -216,7 +222,8 @@ fn evocodebench_cases_replayed_and_scored_in_the_editor_agree_with_bench_run() {
     );
     let namespace = last["namespace"].as_str().expect("namespace").to_string();
     let indent = last["record"]["indent"].as_u64().expect("indent") as usize;
-    let reference = last["ran"]["reference"].as_str().expect("reference");
+    let ran = last_ran.expect("a case ran");
+    let reference = ran.reference.as_str();
     let typed = reference
         .trim_end_matches('\n')
         .get(indent..)
@@ -275,11 +282,9 @@ fn evocodebench_cases_replayed_and_scored_in_the_editor_agree_with_bench_run() {
     for result in results {
         assert!(result["outcome"]["status"].is_string(), "{result}");
     }
-    assert_eq!(results[1]["body"], last["ran"]["suggestion"], "{compared}");
-    assert_eq!(
-        results[1]["outcome"]["status"],
-        last["ran"]["samples"][0]["outcome"]["status"]
-    );
+    assert_eq!(results[1]["body"], json!(ran.suggestion), "{compared}");
+    let sample = &ran.samples.first().expect("a sample").outcome;
+    assert_eq!(results[1]["outcome"]["status"], json!(sample.status));
 
     // A body that would run for a minute: cancelled through its progress token, it stops.
     let slow = format!("import time\n{}time.sleep(60)", " ".repeat(indent));
