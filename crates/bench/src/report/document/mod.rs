@@ -61,7 +61,7 @@ pub struct Table {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Column {
     pub name: String,
-    /// Right-aligned.
+    /// Right-aligned: every cell of the column holds figures.
     pub numeric: bool,
 }
 
@@ -155,6 +155,19 @@ impl Cell {
     }
 }
 
+impl Table {
+    /// Right-aligns each column whose every cell holds figures.
+    fn align(&mut self) {
+        for (i, column) in self.columns.iter_mut().enumerate() {
+            column.numeric = !self.rows.is_empty()
+                && self
+                    .rows
+                    .iter()
+                    .all(|row| row.get(i).and_then(Cell::figures).is_some());
+        }
+    }
+}
+
 /// The mark after a retriever's name, if any.
 pub fn retriever_mark(name: &str, upper_bound: bool) -> Option<&'static str> {
     if upper_bound {
@@ -172,6 +185,9 @@ pub fn document(report: &Report) -> Document {
     sections.extend(categories(report));
     sections.extend(provenance(report));
     sections.extend(sources(report));
+    for table in sections.iter_mut().flat_map(|s| &mut s.tables) {
+        table.align();
+    }
     Document {
         run: report.run.clone(),
         notes: notes(report),

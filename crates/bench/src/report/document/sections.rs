@@ -9,28 +9,16 @@ use crate::report::compare::{ALL_LANGUAGES, Comparison};
 use crate::report::provenance::origin_names;
 use crate::report::summary::GroupSummary;
 
+/// Columns by name, aligned later from their cells ([`super::document`]).
 fn columns(names: &[&str]) -> Vec<Column> {
     names
         .iter()
-        .enumerate()
-        .map(|(i, name)| Column {
+        .map(|name| Column {
             name: name.to_string(),
-            numeric: i > 0 && !TEXT_COLUMNS.contains(name),
+            numeric: false,
         })
         .collect()
 }
-
-/// Columns that hold words, wherever they stand.
-const TEXT_COLUMNS: &[&str] = &[
-    "A",
-    "B",
-    "retriever",
-    "metric",
-    "95% CI",
-    "overlap",
-    "source",
-    "drawn on",
-];
 
 /// `(format, language)` pairs in first-appearance order.
 pub fn groups<'a>(items: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<(&'a str, &'a str)> {

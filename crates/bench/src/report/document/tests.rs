@@ -87,6 +87,25 @@ fn markdown_and_html_render_the_same_tables() {
     let rows = markdown_rows(&markdown);
     assert_eq!(rows, html_rows(&html[..drilldown]));
     let doc = document(&report);
+    // A column is right-aligned when its cells are figures, whatever its name.
+    let summary = &doc.sections[0].tables[0];
+    let aligned: Vec<(&str, bool)> = summary
+        .columns
+        .iter()
+        .map(|c| (c.name.as_str(), c.numeric))
+        .take(4)
+        .collect();
+    assert_eq!(
+        aligned,
+        [
+            ("retriever", false),
+            ("cases", true),
+            ("errors", true),
+            ("em", true)
+        ]
+    );
+    assert!(markdown.contains("| retriever | cases | errors | em |"));
+    assert!(markdown.contains("|---|---:|---:|---:|"));
     let tables: usize = doc.sections.iter().map(|s| s.tables.len()).sum();
     let table_rows: usize = doc
         .sections
