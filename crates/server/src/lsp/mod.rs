@@ -13,7 +13,8 @@
 //! byte columns;
 //! `protocol.rs` holds the LSP 3.18 inline-completion types tower-lsp 0.20 lacks,
 //! `capabilities.rs` announces them, `service.rs` wraps tower-lsp's service at the edge, and
-//! `framing.rs` checks every incoming message before tower-lsp reads it.
+//! `framing.rs` checks every incoming message before tower-lsp reads it, which `stdin.rs` reads on a
+//! thread of its own.
 
 mod capabilities;
 mod commands;
@@ -33,6 +34,7 @@ mod replay;
 mod server;
 mod service;
 mod state;
+mod stdin;
 mod text_sync;
 mod workspace_sync;
 
@@ -63,7 +65,7 @@ pub enum Ending {
 /// Serves one LSP session over stdin and stdout until `exit` or the end of input. Must run inside
 /// a multi-threaded tokio runtime.
 pub async fn serve_stdio() -> Ending {
-    serve(tokio::io::stdin(), tokio::io::stdout()).await
+    serve(stdin::stdin(), tokio::io::stdout()).await
 }
 
 /// Serves one LSP session over `input` and `output`.
