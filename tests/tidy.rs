@@ -163,6 +163,17 @@ fn a_map_name_is_a_whole_path() {
     assert!(names_path("the folder retrieve/.", "retrieve/"));
 }
 
+/// ARCHITECTURE.md stays a reference a newcomer reads whole: at most 500 lines.
+#[test]
+fn architecture_md_stays_under_500_lines() {
+    let doc = std::fs::read_to_string(project().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let lines = doc.lines().count();
+    assert!(
+        lines <= 500,
+        "ARCHITECTURE.md has {lines} lines (at most 500: say it shorter, or move detail to docs/)"
+    );
+}
+
 /// ARCHITECTURE.md's code map names every source file of every crate by its path under the
 /// crate's `src/` (a folder's `mod.rs` by the folder), so a new file fails here until the map
 /// says what it is for.
