@@ -1,5 +1,6 @@
 //! The command-line contract: `index` and `retrieve --json` on a real workspace.
 
+use crate::shape::shape;
 use crate::support::{Workspace, corpus_workspace, crossfile, stderr, stdout};
 
 #[test]
@@ -10,6 +11,25 @@ fn retrieve_json_gives_one_based_hits_for_every_retriever_on_click() {
     let out = crossfile(&["index", root, "--json"], cache.path());
     assert!(out.status.success(), "{}", stderr(&out));
     let summary: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("index --json");
+    // The machine output's shape is the contract scripts read.
+    expect_test::expect![[r#"
+        {
+          added: number
+          cceval_chunks: number
+          chunker: string
+          chunks: number
+          files: number
+          index_bytes: number
+          index_dir: string
+          removed: number
+          root: string
+          seconds: number
+          skipped: number
+          unchanged: number
+          updated: number
+        }
+    "#]]
+    .assert_eq(&shape(&summary));
     assert_eq!(summary["files"], 46, "click has 46 Python files");
     assert!(summary["chunks"].as_u64().unwrap_or(0) > 1000);
 
@@ -40,6 +60,26 @@ fn retrieve_json_gives_one_based_hits_for_every_retriever_on_click() {
         assert!(out.status.success(), "{spec}: {}", stderr(&out));
         let doc: serde_json::Value =
             serde_json::from_str(&stdout(&out)).expect("one JSON document");
+        if spec == "bm25" {
+            expect_test::expect![[r#"
+                {
+                  col: number
+                  hits: [{
+                    end_line: number
+                    path: string
+                    score: number
+                    start_line: number
+                    text: string
+                  }]
+                  line: number
+                  path: string
+                  retrieve_ms: number
+                  retriever: string
+                  upper_bound: bool
+                }
+            "#]]
+            .assert_eq(&shape(&doc));
+        }
         let hits = doc["hits"].as_array().expect("a hits array");
         assert_eq!(hits.is_empty(), spec == "none", "{spec}: {hits:?}");
         assert!(hits.len() <= 5);

@@ -16,4 +16,5 @@ mod nltk_tokens;
 mod okapi;
 mod postprocess_conformance;
 mod prompt_budget;
+mod shape;
 mod support;

@@ -6,10 +6,11 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use crossfile_bench::report::export::{ExportFormat, ExportParams, PredictionText, export};
 
+use super::super::args::choice;
 use super::report::read_checked;
 
 #[derive(Debug, Args)]
@@ -19,31 +20,18 @@ pub struct BenchExportArgs {
     /// The predictions shape: CrossCodeEval's `prediction.jsonl` (also for a run of cases mined
     /// from history), RepoCoder's, or EvoCodeBench's completion file (one line per sample, the
     /// tested body).
-    #[arg(long, value_enum)]
-    pub format: ExportFormatArg,
+    #[arg(long, value_name = "FORMAT", value_parser = choice::<ExportFormat>())]
+    pub format: ExportFormat,
     /// The retriever whose predictions to export (required when the run has several).
     #[arg(long, value_name = "SPEC")]
     pub retriever: Option<String>,
     /// Which text is the prediction: the model's raw output (the official scripts post-process
     /// it themselves) or crossfile's post-processed suggestion.
-    #[arg(long, value_enum, default_value_t = TextArg::Raw)]
-    pub text: TextArg,
+    #[arg(long, value_name = "TEXT", value_parser = choice::<PredictionText>(), default_value = "raw")]
+    pub text: PredictionText,
     /// Write here instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum ExportFormatArg {
-    Cceval,
-    Repoeval,
-    Evocodebench,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum TextArg {
-    Raw,
-    Postprocessed,
 }
 
 pub fn run(args: &BenchExportArgs) -> anyhow::Result<()> {
@@ -52,16 +40,9 @@ pub fn run(args: &BenchExportArgs) -> anyhow::Result<()> {
     }
     let run = read_checked(&args.run)?;
     let params = ExportParams {
-        format: match args.format {
-            ExportFormatArg::Cceval => ExportFormat::Cceval,
-            ExportFormatArg::Repoeval => ExportFormat::Repoeval,
-            ExportFormatArg::Evocodebench => ExportFormat::EvoCodeBench,
-        },
+        format: args.format,
         retriever: args.retriever.clone(),
-        text: match args.text {
-            TextArg::Raw => PredictionText::Raw,
-            TextArg::Postprocessed => PredictionText::Postprocessed,
-        },
+        text: args.text,
     };
     let exported = export(&run, &params)?;
     if exported.upper_bound {

@@ -9,6 +9,7 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::Context;
 use clap::Args;
+use clap::builder::TypedValueParser;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crossfile_bench::bench::cases::evocodebench::load_exec_cases;
@@ -19,14 +20,14 @@ use crossfile_bench::bench::scoring::envs::EnvStore;
 use crossfile_bench::bench::scoring::execution::ExecContext;
 use crossfile_bench::bench::shard::Shard;
 use crossfile_bench::bench::tally::Tally;
-use crossfile_bench::bench::{CaseFormat, Resumed, RunFile, load_cases};
+use crossfile_bench::bench::{BenchFormat, CaseFormat, Resumed, RunFile, load_cases};
 use crossfile_engine::backend::{BackendKind, Sampling};
-use crossfile_engine::choice::Choice;
+use crossfile_engine::choice::{Choice, UnknownName};
 use crossfile_engine::complete::{Completer, Mode, backend_for, tokenizer_for};
 use crossfile_engine::config::{Options, Settings};
 use crossfile_engine::retrieve::RetrieverSpec;
 
-use super::super::args::{IndexFlags, ModelFlags};
+use super::super::args::{IndexFlags, ModelFlags, choice};
 use super::super::progress::bytes_bar;
 use super::executed::{HarnessArgs, check_ks};
 
@@ -39,26 +40,28 @@ pub enum RunFormat {
 }
 
 impl RunFormat {
-    pub fn parse(name: &str) -> Result<RunFormat, String> {
-        match name {
-            "evocodebench" => Ok(RunFormat::EvoCodeBench),
-            _ => name
-                .parse::<CaseFormat>()
-                .map(RunFormat::Cases)
-                .map_err(|_| {
-                    format!(
-                        "unknown format {name:?}: {} or evocodebench",
-                        CaseFormat::names().join(", ")
-                    )
-                }),
+    /// What `bench run` does with cases of `format`; CoderEval's are verdicts to score.
+    pub fn of(format: BenchFormat) -> Result<RunFormat, String> {
+        match (format, format.cases()) {
+            (_, Some(cases)) => Ok(RunFormat::Cases(cases)),
+            (BenchFormat::Evocodebench, None) => Ok(RunFormat::EvoCodeBench),
+            _ => Err(format!(
+                "{format} cases are recorded verdicts: `bench score` scores them, nothing runs them"
+            )),
         }
+    }
+
+    /// `name` as a [`BenchFormat`] (an unknown name lists them all), then [`RunFormat::of`].
+    pub fn parse(name: &str) -> Result<RunFormat, String> {
+        let format: BenchFormat = name.parse().map_err(|e: UnknownName| e.to_string())?;
+        RunFormat::of(format)
     }
 }
 
 #[derive(Debug, Args)]
 pub struct BenchRunArgs {
-    /// The cases' format: cceval, repoeval, history (`bench mine-history`'s) or evocodebench.
-    #[arg(long, value_name = "FORMAT", value_parser = RunFormat::parse)]
+    /// The cases' format (history: `bench mine-history`'s; codereval cases are only scored).
+    #[arg(long, value_name = "FORMAT", value_parser = choice::<BenchFormat>().try_map(RunFormat::of))]
     pub format: RunFormat,
     /// The cases file (jsonl).
     #[arg(long, value_name = "FILE")]

@@ -5,8 +5,11 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crossfile_bench::bench::{CaseFormat, load_cases, load_predictions, score_predictions};
-use crossfile_engine::choice::Choice;
+use super::super::args::choice;
+use clap::builder::TypedValueParser;
+use crossfile_bench::bench::{
+    BenchFormat, CaseFormat, load_cases, load_predictions, score_predictions,
+};
 use crossfile_engine::config::{Options, Settings, WorkspaceOptions};
 
 /// What `bench score` scores: completions by similarity (CrossCodeEval, RepoEval) or function
@@ -19,26 +22,20 @@ pub enum ScoreFormat {
     Codereval,
 }
 
-fn score_format(name: &str) -> Result<ScoreFormat, String> {
-    match name {
-        "evocodebench" => return Ok(ScoreFormat::Evocodebench),
-        "codereval" => return Ok(ScoreFormat::Codereval),
-        _ => {}
+impl From<BenchFormat> for ScoreFormat {
+    fn from(format: BenchFormat) -> ScoreFormat {
+        match (format, format.cases()) {
+            (_, Some(cases)) => ScoreFormat::Similarity(cases),
+            (BenchFormat::Codereval, None) => ScoreFormat::Codereval,
+            _ => ScoreFormat::Evocodebench,
+        }
     }
-    name.parse::<CaseFormat>()
-        .map(ScoreFormat::Similarity)
-        .map_err(|_| {
-            format!(
-                "unknown format {name:?}: {}, evocodebench or codereval",
-                CaseFormat::names().join(", ")
-            )
-        })
 }
 
 #[derive(Debug, Args)]
 pub struct BenchScoreArgs {
-    /// The cases' format: cceval, repoeval, history, evocodebench or codereval.
-    #[arg(long, value_name = "FORMAT", value_parser = score_format)]
+    /// The cases' format.
+    #[arg(long, value_name = "FORMAT", value_parser = choice::<BenchFormat>().map(ScoreFormat::from))]
     pub format: ScoreFormat,
     /// The cases file (jsonl); no repository is needed for cceval, repoeval and history.
     #[arg(long, value_name = "FILE")]

@@ -8,8 +8,10 @@
 
 use std::path::Path;
 
-use serde_json::Value;
+use crossfile_bench::arena::{Standings, Vote};
+use crossfile_bench::report::build::Report;
 
+use crate::bench::checks;
 use crate::support::{bench_repos, crossfile, shared_dir, small_model, stderr, stdout};
 
 #[test]
@@ -24,44 +26,31 @@ fn simulated_votes_follow_the_run_and_agree_with_the_report_where_it_separates_a
     let by_votes = ranked(&arena);
     let votes = dir.path().join("votes.jsonl");
     let position = |arm: &str| by_votes.iter().position(|a| a == arm).expect("ranked arm");
-    for pair in report["comparisons"].as_array().expect("comparisons") {
-        let es = pair["metrics"]
-            .as_array()
-            .expect("metrics")
-            .iter()
-            .find(|m| m["name"] == "es")
-            .expect("es");
-        let (low, high) = (
-            es["ci"]["low"].as_f64().expect("low"),
-            es["ci"]["high"].as_f64().expect("high"),
-        );
-        if low <= 0.0 && high >= 0.0 {
+    for pair in &report.comparisons {
+        let es = pair.metrics.iter().find(|m| m.name == "es").expect("es");
+        let ci = es.ci.expect("the es difference's interval");
+        if ci.low <= 0.0 && ci.high >= 0.0 {
             continue;
         }
-        let (a, b) = (
-            pair["a"].as_str().expect("a"),
-            pair["b"].as_str().expect("b"),
-        );
-        let b_better = low > 0.0;
+        let (a, b) = (pair.a.as_str(), pair.b.as_str());
+        let b_better = ci.low > 0.0;
         assert_eq!(
             position(b) < position(a),
             b_better,
-            "{a} vs {b}: report {es}, votes rank {by_votes:?}"
+            "{a} vs {b}: report {es:?}, votes rank {by_votes:?}"
         );
     }
     // Every line is a vote at a case, with both metrics.
     let text = std::fs::read_to_string(&votes).expect("votes");
-    let lines: Vec<Value> = text
+    let lines: Vec<Vote> = text
         .lines()
-        .map(|l| serde_json::from_str(l).expect("line"))
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect();
     assert_eq!(lines.len(), 600);
-    assert!(
-        lines
-            .iter()
-            .all(|v| v["case_id"].is_string() && v["metrics"][1]["es"].is_number())
-    );
-    assert_eq!(arena["battles"], 600);
+    assert!(lines.iter().all(|v| {
+        v.case_id.is_some() && v.metrics.as_ref().is_some_and(|m| m[1].contains_key("es"))
+    }));
+    assert_eq!(arena.battles, 600);
 }
 
 /// The check on every DEV case with the default model: the votes rank none, bm25 and
@@ -74,27 +63,25 @@ fn on_every_dev_case_with_the_default_model_the_votes_rank_arms_as_mean_es_does(
     let model = crate::support::default_model();
     let (arena, report) = simulate(dir.path(), &["--model", model.to_str().expect("utf-8")]);
     let by_votes = ranked(&arena);
-    let mut by_mean: Vec<(String, f64)> = report["summaries"]
-        .as_array()
-        .expect("summaries")
+    let mut by_mean: Vec<(String, f64)> = report
+        .summaries
         .iter()
         .map(|s| {
-            let es = s["metrics"]
-                .as_array()
-                .and_then(|m| m.iter().find(|m| m["name"] == "es"))
-                .and_then(|m| m["mean"].as_f64())
-                .expect("es");
-            (s["retriever"].as_str().expect("retriever").to_string(), es)
+            let es = s.metrics.iter().find(|m| m.name == "es").expect("es");
+            (s.retriever.clone(), es.mean)
         })
         .collect();
     by_mean.sort_by(|a, b| b.1.total_cmp(&a.1));
     let by_mean: Vec<&str> = by_mean.iter().map(|(r, _)| r.as_str()).collect();
-    assert_eq!(by_votes, by_mean, "votes {arena} against means {by_mean:?}");
+    assert_eq!(
+        by_votes, by_mean,
+        "votes {arena:?} against means {by_mean:?}"
+    );
 }
 
 /// `bench arena simulate` on the DEV cases with none, bm25 and oracle, 600 battles, 16 new
 /// tokens and `extra` flags, into `dir`; its standings and `bench report --json` of its run file.
-fn simulate(dir: &Path, extra: &[&str]) -> (Value, Value) {
+fn simulate(dir: &Path, extra: &[&str]) -> (Standings, Report) {
     let path = |p: &Path| p.to_str().expect("utf-8").to_string();
     let (cases, repos) = (
         shared_dir().join("bench/cceval/python-dev.jsonl"),
@@ -124,20 +111,15 @@ fn simulate(dir: &Path, extra: &[&str]) -> (Value, Value) {
     args.extend(extra);
     let out = crossfile(&args, dir);
     assert!(out.status.success(), "{}", stderr(&out));
-    let arena: Value = serde_json::from_str(&stdout(&out)).expect("standings json");
+    let arena: Standings = serde_json::from_str(&stdout(&out)).expect("the standings");
     let run = path(&dir.join("votes.run.jsonl"));
     let report = crossfile(&["bench", "report", &run, "--json"], dir);
     assert!(report.status.success(), "{}", stderr(&report));
-    let report = serde_json::from_str(&stdout(&report)).expect("report json");
+    let report = checks::report(&stdout(&report));
     (arena, report)
 }
 
 /// The arms in the standings' order.
-fn ranked(arena: &Value) -> Vec<String> {
-    arena["arms"]
-        .as_array()
-        .expect("arms")
-        .iter()
-        .map(|a| a["arm"].as_str().expect("arm").to_string())
-        .collect()
+fn ranked(arena: &Standings) -> Vec<String> {
+    arena.arms.iter().map(|a| a.arm.clone()).collect()
 }

@@ -7,8 +7,12 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use crossfile_bench::bench::runfile::record::RunRecord;
+use crossfile_bench::bench::scoring::execution::ExecScore;
+use crossfile_bench::harness::Status;
 use serde_json::{Value, json};
 
+use crate::bench::checks::run_records;
 use crate::support::{
     bench_repos, copy_tree, crossfile, crossfile_with_env, shared_dir, stderr, stdout,
 };
@@ -80,14 +84,15 @@ fn write_completions(path: &Path, completions: &[(String, String)]) {
     std::fs::write(path, lines.join("\n") + "\n").expect("write completions");
 }
 
-/// `bench score --format evocodebench … --json`: the document, and stderr.
+/// `bench score --format evocodebench … --json`: the document, read as the [`ExecScore`] it
+/// serializes, and the exit code with stderr.
 fn score(
     cases: &Path,
     repos: &Path,
     predictions: &Path,
     extra: &[&str],
     cache: &Path,
-) -> (Value, String) {
+) -> (ExecScore, String) {
     let mut args = vec!["bench", "score", "--format", "evocodebench", "--cases"];
     let (cases, repos, predictions) = (
         cases.to_string_lossy().into_owned(),
@@ -104,11 +109,13 @@ fn score(
     ]);
     args.extend(extra);
     let out = crossfile(&args, cache);
-    let document = serde_json::from_str(&stdout(&out)).unwrap_or(Value::Null);
-    (
-        document,
-        format!("exit {:?}\n{}", out.status.code(), stderr(&out)),
-    )
+    let log = format!("exit {:?}\n{}", out.status.code(), stderr(&out));
+    (exec_score(&stdout(&out), &log), log)
+}
+
+/// `bench score --json`'s document for EvoCodeBench, read as its type.
+fn exec_score(json: &str, log: &str) -> ExecScore {
+    serde_json::from_str(json).unwrap_or_else(|e| panic!("the score document: {e}\n{json}\n{log}"))
 }
 
 /// Every file of a tree with its bytes' hash, for "unchanged" checks.
@@ -130,17 +137,12 @@ fn tree_hashes(root: &Path) -> BTreeMap<PathBuf, String> {
     out
 }
 
-fn outcomes(document: &Value) -> Vec<(String, String)> {
-    document["per_case"]
-        .as_array()
-        .expect("per_case")
+/// Each case's namespace and its first sample's outcome (`None`: no sample).
+fn outcomes(document: &ExecScore) -> Vec<(String, Option<Status>)> {
+    document
+        .per_case
         .iter()
-        .map(|case| {
-            (
-                case["namespace"].as_str().expect("namespace").to_string(),
-                case["outcomes"][0].as_str().unwrap_or("none").to_string(),
-            )
-        })
+        .map(|case| (case.namespace.clone(), case.outcomes.first().copied()))
         .collect()
 }
 
@@ -167,7 +169,10 @@ fn reference_bodies_pass_stubs_fail_and_the_repositories_are_left_unchanged() {
         .iter()
         .map(|(ns, _)| (ns.clone(), "raise NotImplementedError\n".to_string()))
         .collect();
-    for (name, completions, want) in [("reference", &reference, "pass"), ("stub", &stub, "fail")] {
+    for (name, completions, want) in [
+        ("reference", &reference, Status::Pass),
+        ("stub", &stub, Status::Fail),
+    ] {
         let predictions = dir.path().join(format!("{name}.jsonl"));
         write_completions(&predictions, completions);
         let (document, log) = score(
@@ -177,28 +182,29 @@ fn reference_bodies_pass_stubs_fail_and_the_repositories_are_left_unchanged() {
             &["--jobs", "2"],
             &env_cache(),
         );
-        assert_eq!(document["cases"], 30, "{name}: {log}");
+        assert_eq!(document.cases, 30, "{name}: {log}");
         let wrong: Vec<_> = outcomes(&document)
             .into_iter()
-            .filter(|(_, outcome)| outcome != want)
+            .filter(|(_, outcome)| *outcome != Some(want))
             .collect();
-        assert!(wrong.is_empty(), "{name}: not {want}: {wrong:?}\n{log}");
-        let pass_at_1 = document["pass_at_k"]["1"].as_f64().expect("pass@1");
-        assert_eq!(pass_at_1, if want == "pass" { 1.0 } else { 0.0 }, "{name}");
+        assert!(wrong.is_empty(), "{name}: not {want:?}: {wrong:?}\n{log}");
+        let pass_at_1 = document.pass_at_k["1"];
+        assert_eq!(
+            pass_at_1,
+            if want == Status::Pass { 1.0 } else { 0.0 },
+            "{name}"
+        );
         // Recall@1: every dependency the benchmark records for a reference body is found in it
         // (all 25 cases that have one, each kind); a stub uses only what its signature names.
-        let recall = |doc: &Value| doc["recall_at_k"]["1"].as_f64().expect("recall@1");
-        if want == "pass" {
-            assert_eq!(recall(&document), 1.0, "{name}");
+        let recall = document.recall_at_k["1"];
+        if want == Status::Pass {
+            assert_eq!(recall, 1.0, "{name}");
             for kind in ["intra_class", "intra_file", "cross_file"] {
-                assert_eq!(
-                    document["by_dependency"][kind]["recall_at_k"]["1"], 1.0,
-                    "{kind}"
-                );
+                assert_eq!(document.by_dependency[kind].recall_at_k["1"], 1.0, "{kind}");
             }
-            assert_eq!(document["by_dependency"]["standalone"]["cases"], 5);
+            assert_eq!(document.by_dependency["standalone"].cases, 5);
         } else {
-            assert!(recall(&document) < 0.1, "{name}: {}", recall(&document));
+            assert!(recall < 0.1, "{name}: {recall}");
         }
     }
     let after: Vec<_> = ["ollama-python", "microagents"]
@@ -230,27 +236,31 @@ fn the_official_gpt4_completions_score_as_replay_measured_them_case_by_case() {
             &["--jobs", "2"],
             &env_cache(),
         );
-        let got = document["pass_at_k"]["1"].as_f64().unwrap_or(-1.0);
+        let got = document.pass_at_k["1"];
         assert!(
             (got - pass_at_1).abs() < 1e-12,
             "{setting}: Pass@1 {got}\n{log}"
         );
-        for case in document["per_case"].as_array().expect("per_case") {
-            let namespace = case["namespace"].as_str().expect("namespace");
+        for case in &document.per_case {
+            let namespace = &case.namespace;
             let want = expected
                 .iter()
-                .find(|e| e["setting"] == setting && e["namespace"] == namespace)
+                .find(|e| e["setting"] == setting && e["namespace"] == namespace.as_str())
                 .unwrap_or_else(|| panic!("{setting} {namespace} not in expected.jsonl"));
-            let outcome = case["outcomes"][0].as_str().expect("outcome");
+            let outcome = case.outcomes.first().copied();
             let passed = want["result"] == "Pass";
             assert_eq!(
-                outcome == "pass",
+                outcome == Some(Status::Pass),
                 passed,
-                "{setting} {namespace}: {outcome}\n{log}"
+                "{setting} {namespace}: {outcome:?}\n{log}"
             );
             if !passed {
+                let failed = want["failed_test"]
+                    .as_str()
+                    .expect("the expected failed_test");
                 assert_eq!(
-                    case["first_failure"], want["failed_test"],
+                    case.first_failure.as_deref(),
+                    Some(failed),
                     "{setting} {namespace}"
                 );
             }
@@ -405,16 +415,20 @@ fn generated_bodies_see_neither_the_home_folder_nor_secrets_the_host_nor_the_rep
         ],
     );
     let (document_text, log) = (stdout(&out), stderr(&out));
-    let document: Value = serde_json::from_str(&document_text).unwrap_or(Value::Null);
-    let case = &document["per_case"][0];
-    assert_eq!(case["n"], bodies.len(), "{log}");
+    let document = exec_score(&document_text, &log);
+    let case = &document.per_case[0];
+    assert_eq!(case.n, bodies.len() as u64, "{log}");
     for (i, (name, _)) in bodies.iter().enumerate() {
         let want = if *name == "forever" {
-            "timeout"
+            Status::Timeout
         } else {
-            "pass"
+            Status::Pass
         };
-        assert_eq!(case["outcomes"][i], want, "{name}: {document_text}\n{log}");
+        assert_eq!(
+            case.outcomes.get(i),
+            Some(&want),
+            "{name}: {document_text}\n{log}"
+        );
     }
     for secret in [
         "crossfile-probe-home-key",
@@ -452,9 +466,9 @@ fn a_case_without_its_environment_is_an_error_never_a_failure() {
     );
     // A cache with no environments in it.
     let (document, log) = score(&cases, &repos, &predictions, &[], dir.path());
-    assert_eq!(document["per_case"][0]["outcomes"][0], "error", "{log}");
-    assert_eq!(document["per_case"][0]["n"], 0, "{log}");
-    assert_eq!(document["cases"], 0, "{log}");
+    assert_eq!(document.per_case[0].outcomes, [Status::Error], "{log}");
+    assert_eq!(document.per_case[0].n, 0, "{log}");
+    assert_eq!(document.cases, 0, "{log}");
     assert!(
         log.contains("no Python environment for microagents"),
         "{log}"
@@ -470,7 +484,7 @@ fn a_case_without_its_environment_is_an_error_never_a_failure() {
 /// `out` (the environments in the user's cache, the bench indexes beside `out`); the records by
 /// case.
 #[cfg(feature = "embedded")]
-fn run(out: &Path, limit: usize, extra: &[&str]) -> (BTreeMap<String, Value>, String) {
+fn run(out: &Path, limit: usize, extra: &[&str]) -> (BTreeMap<String, RunRecord>, String) {
     environments();
     let gguf = crate::backends::servers::default_gguf();
     let (cases, repos, out_arg, limit, indexes) = (
@@ -505,11 +519,14 @@ fn run(out: &Path, limit: usize, extra: &[&str]) -> (BTreeMap<String, Value>, St
     args.extend(extra);
     let output = crossfile(&args, &env_cache());
     let log = format!("exit {:?}\n{}", output.status.code(), stderr(&output));
-    let records = std::fs::read_to_string(out)
-        .unwrap_or_default()
-        .lines()
-        .map(|line| serde_json::from_str::<Value>(line).expect("a record"))
-        .map(|r| (r["case_id"].as_str().expect("case id").to_string(), r))
+    let records = if out.exists() {
+        run_records(out)
+    } else {
+        Vec::new()
+    };
+    let records = records
+        .into_iter()
+        .map(|r| (r.case_id.clone(), r))
         .collect();
     (records, log)
 }
@@ -547,48 +564,43 @@ fn sampled_bodies_are_generated_tested_and_drawn_again_alike_for_a_seed() {
     };
     let (first, log) = sampled("a.jsonl", "7");
     assert_eq!(first.len(), 2, "{log}");
-    let bodies = |records: &BTreeMap<String, Value>| -> Vec<Vec<String>> {
+    let bodies = |records: &BTreeMap<String, RunRecord>| -> Vec<Vec<String>> {
         records
             .values()
-            .map(|r| {
-                r["samples"]
-                    .as_array()
-                    .expect("samples")
-                    .iter()
-                    .map(|s| s["suggestion"].as_str().expect("body").to_string())
-                    .collect()
-            })
+            .map(|r| r.samples.iter().map(|s| s.suggestion.clone()).collect())
             .collect()
     };
     for (namespace, r) in &first {
-        assert!(r["error"].is_null(), "{namespace}: {r}\n{log}");
-        assert_eq!(r["format"], "evocodebench");
-        let samples = r["samples"].as_array().expect("samples");
-        assert_eq!(samples.len(), 3, "{namespace}");
-        for s in samples {
-            let status = s["outcome"]["status"].as_str().expect("status");
+        assert!(r.error.is_none(), "{namespace}: {r:?}\n{log}");
+        assert_eq!(r.format, "evocodebench");
+        assert_eq!(r.samples.len(), 3, "{namespace}");
+        for s in &r.samples {
             assert!(
-                matches!(status, "pass" | "fail" | "timeout"),
-                "{namespace}: {s}"
+                matches!(
+                    s.outcome.status,
+                    Status::Pass | Status::Fail | Status::Timeout
+                ),
+                "{namespace}: {s:?}"
             );
         }
-        let passed = samples
+        let passed = r
+            .samples
             .iter()
-            .filter(|s| s["outcome"]["status"] == "pass")
+            .filter(|s| s.outcome.status == Status::Pass)
             .count();
-        let pass1 = r["metrics"]["pass@1"].as_f64().expect("pass@1");
+        let pass1 = r.metrics["pass@1"];
         assert!(
             (pass1 - passed as f64 / 3.0).abs() < 1e-9,
-            "{namespace}: {r}"
+            "{namespace}: {r:?}"
         );
-        let pass3 = r["metrics"]["pass@3"].as_f64().expect("pass@3");
+        let pass3 = r.metrics["pass@3"];
         assert_eq!(pass3, if passed > 0 { 1.0 } else { 0.0 }, "{namespace}");
-        assert_eq!(r["suggestion"], samples[0]["suggestion"]);
-        assert_eq!(r["settings"]["samples"], 3);
-        assert_eq!(r["settings"]["sampling"]["seed"], 7);
+        assert_eq!(r.suggestion, r.samples[0].suggestion);
+        let settings = r.settings.as_ref().expect("the run's settings");
+        assert_eq!(settings.samples, 3);
+        assert_eq!(settings.sampling.map(|s| s.seed), Some(7));
         // The prompt is the signature with the requirement as its docstring, never the body.
-        let prompt = r["prompt"].as_str().expect("prompt");
-        assert!(!prompt.contains(r["reference"].as_str().expect("reference").trim()));
+        assert!(!r.prompt.contains(r.reference.trim()));
     }
     assert!(
         bodies(&first).iter().any(|b| b[0] != b[1] || b[1] != b[2]),
@@ -597,11 +609,10 @@ fn sampled_bodies_are_generated_tested_and_drawn_again_alike_for_a_seed() {
     );
     let (again, log) = sampled("b.jsonl", "7");
     assert_eq!(bodies(&again), bodies(&first), "{log}");
-    let statuses = |records: &BTreeMap<String, Value>| -> Vec<Value> {
+    let statuses = |records: &BTreeMap<String, RunRecord>| -> Vec<Status> {
         records
             .values()
-            .flat_map(|r| r["samples"].as_array().expect("samples").clone())
-            .map(|s| s["outcome"]["status"].clone())
+            .flat_map(|r| r.samples.iter().map(|s| s.outcome.status))
             .collect()
     };
     assert_eq!(statuses(&again), statuses(&first));
@@ -644,9 +655,9 @@ fn a_greedy_run_with_retrieval_prompts_with_the_code_above_and_tests_the_body() 
         .map(|r| (r["namespace"].as_str().expect("namespace").to_string(), r))
         .collect();
     for (namespace, r) in &ran {
-        assert!(r["error"].is_null(), "{namespace}: {r}\n{log}");
+        assert!(r.error.is_none(), "{namespace}: {r:?}\n{log}");
         let case = &cases[namespace];
-        let prompt = r["prompt"].as_str().expect("prompt");
+        let prompt = &r.prompt;
         let functionality = case["requirement"]["Functionality"].as_str().expect("text");
         let first_words: String = functionality
             .split_whitespace()
@@ -657,26 +668,28 @@ fn a_greedy_run_with_retrieval_prompts_with_the_code_above_and_tests_the_body() 
             prompt.contains(&first_words),
             "{namespace}: the requirement in {prompt}"
         );
-        assert!(!prompt.contains(r["reference"].as_str().expect("reference").trim()));
-        assert!(
-            !r["chunks"].as_array().expect("chunks").is_empty(),
-            "{namespace}"
-        );
-        assert_eq!(r["samples"].as_array().map(Vec::len), Some(1));
-        assert!(r["metrics"]["pass@1"].is_number(), "{r}");
+        assert!(!prompt.contains(r.reference.trim()));
+        assert!(!r.chunks.is_empty(), "{namespace}");
+        assert_eq!(r.samples.len(), 1);
+        assert!(r.metrics.contains_key("pass@1"), "{r:?}");
         assert_eq!(
-            r["line"].as_u64(),
+            Some(u64::from(r.line)),
             case["body_position"][0].as_u64().map(|l| l - 1)
         );
         // The run's settings, on every record.
-        let settings = &r["settings"];
-        assert_eq!(settings["setting"], "local_completion", "{settings}");
-        assert_eq!(settings["n_ctx"], 1024);
-        assert_eq!(settings["backend"], "embedded");
-        assert_eq!(settings["max_new_tokens"], 64);
-        assert!(settings["sampling"].is_null());
-        let sha = settings["model_sha256"]
-            .as_str()
+        let settings = r.settings.as_ref().expect("the run's settings");
+        assert_eq!(
+            settings.setting.as_deref(),
+            Some("local_completion"),
+            "{settings:?}"
+        );
+        assert_eq!(settings.n_ctx, 1024);
+        assert_eq!(settings.backend, "embedded");
+        assert_eq!(settings.max_new_tokens, Some(64));
+        assert!(settings.sampling.is_none());
+        let sha = settings
+            .model_sha256
+            .as_deref()
             .expect("the model's sha256");
         assert!(
             sha.len() == 64 && sha.chars().all(|c| c.is_ascii_hexdigit()),
@@ -767,8 +780,8 @@ fn a_repository_whose_build_raises_gets_an_environment_and_its_cases_run() {
     );
     let (document, log) = score(&cases, Path::new(&repos), &predictions, &[], &cache);
     assert_eq!(
-        document["per_case"][0]["outcomes"],
-        json!(["pass", "fail"]),
+        document.per_case[0].outcomes,
+        [Status::Pass, Status::Fail],
         "{log}"
     );
 }

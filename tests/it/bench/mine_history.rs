@@ -6,6 +6,7 @@
 use std::path::Path;
 use std::process::Command;
 
+use crossfile_bench::bench::cases::history::{Category, HistoryRecord};
 use serde_json::Value;
 
 use crate::bench::history::run_history;
@@ -108,11 +109,13 @@ fn mine_with(repo: &Path, dir: &Path, out: &str, extra: &[&str]) -> Value {
     serde_json::from_slice(&output.stdout).expect("json")
 }
 
-fn records(path: &Path) -> Vec<Value> {
+/// The mined cases, each line read as the [`HistoryRecord`] `bench run` reads.
+fn records(path: &Path) -> Vec<HistoryRecord> {
     std::fs::read_to_string(path)
         .expect("cases")
         .lines()
-        .map(|l| serde_json::from_str(l).expect("a record"))
+        .enumerate()
+        .map(|(i, l)| serde_json::from_str(l).unwrap_or_else(|e| panic!("line {}: {e}", i + 1)))
         .collect()
 }
 
@@ -125,69 +128,52 @@ fn lines_of_an_added_file_get_their_categories_and_the_parent_tree_as_context() 
     // service, side and other: the first commit has no parent and the merge two.
     assert_eq!(summary["commits"], 3, "{summary}");
     let cases = records(&dir.path().join("cases.jsonl"));
-    let of_service: Vec<&Value> = cases
+    let of_service: Vec<&HistoryRecord> = cases
         .iter()
-        .filter(|c| c["metadata"]["path"] == "pkg/service.py")
+        .filter(|c| c.metadata.path == "pkg/service.py")
         .collect();
     assert!(!of_service.is_empty(), "{summary}");
     // side.py comes from the side branch's own commit, never from the merge's diff.
-    assert!(cases.iter().any(|c| c["metadata"]["path"] == "pkg/side.py"));
-    assert!(
-        cases
-            .iter()
-            .all(|c| c["metadata"]["commit"] != merge.as_str())
-    );
-    let category_of = |text: &str| -> (String, Vec<String>) {
+    assert!(cases.iter().any(|c| c.metadata.path == "pkg/side.py"));
+    assert!(cases.iter().all(|c| c.metadata.commit != merge));
+    let category_of = |text: &str| -> (Category, Vec<String>) {
         let case = of_service
             .iter()
-            .find(|c| c["groundtruth"].as_str() == Some(text))
+            .find(|c| c.groundtruth == text)
             .unwrap_or_else(|| panic!("no case for {text:?}: {of_service:?}"));
-        let ids = case["metadata"]["identifiers"]
-            .as_array()
-            .expect("ids")
-            .iter()
-            .filter_map(|v| v.as_str().map(str::to_string))
-            .collect();
-        (
-            case["metadata"]["category"]
-                .as_str()
-                .expect("category")
-                .to_string(),
-            ids,
-        )
+        (case.metadata.category, case.metadata.identifiers.clone())
     };
     assert_eq!(
         category_of("token = fresh_token(8)"),
-        ("committed".into(), vec!["fresh_token".into()])
+        (Category::Committed, vec!["fresh_token".into()])
     );
     assert_eq!(
         category_of("store = Store()"),
-        ("inproject".into(), vec!["Store".into()])
+        (Category::Inproject, vec!["Store".into()])
     );
     assert_eq!(
         category_of("result = summarize([1, 2, 3])"),
-        ("infile".into(), vec!["summarize".into()])
+        (Category::Infile, vec!["summarize".into()])
     );
     assert_eq!(
         category_of("print(len(str(result)))").0,
-        "random",
+        Category::Random,
         "result is a local"
     );
     assert_eq!(
         category_of("print(os.path.join('a', 'b'))"),
         (
-            "common".into(),
+            Category::Common,
             vec!["print".into(), "os".into(), "path".into(), "join".into()]
         )
     );
-    assert_eq!(category_of("pass").0, "non_informative");
-    assert_eq!(category_of("import os").0, "non_informative");
-    assert_eq!(category_of("return total").0, "random");
-    let service = of_service[0];
-    let m = &service["metadata"];
-    assert_eq!(m["commit"], commit.as_str());
-    assert_eq!(m["parent"], parent.as_str());
-    let folder = m["repository"].as_str().expect("repository");
+    assert_eq!(category_of("pass").0, Category::NonInformative);
+    assert_eq!(category_of("import os").0, Category::NonInformative);
+    assert_eq!(category_of("return total").0, Category::Random);
+    let m = &of_service[0].metadata;
+    assert_eq!(m.commit, commit);
+    assert_eq!(m.parent, parent);
+    let folder = m.repository.as_str();
     assert_eq!(folder, format!("shop-{}", &parent[..12]));
     let context = dir.path().join("repos").join(folder);
     assert_eq!(
@@ -197,16 +183,12 @@ fn lines_of_an_added_file_get_their_categories_and_the_parent_tree_as_context() 
     assert!(!context.join("pkg/service.py").exists(), "no leakage");
     assert!(!context.join("pkg/helpers.py").exists(), "no leakage");
     for case in &of_service {
-        let text = format!(
-            "{}{}{}",
-            case["prompt"].as_str().expect("prompt"),
-            case["groundtruth"].as_str().expect("groundtruth"),
-            case["right_context"].as_str().expect("right")
-        );
+        let text = format!("{}{}{}", case.prompt, case.groundtruth, case.right_context);
         assert_eq!(text, SERVICE);
-        let line = case["metadata"]["line"].as_u64().expect("line") as usize;
-        let prompt = case["prompt"].as_str().expect("prompt");
-        assert_eq!(prompt.matches('\n').count(), line);
+        assert_eq!(
+            case.prompt.matches('\n').count(),
+            case.metadata.line as usize
+        );
     }
     let again = mine(&repo, dir.path(), "again.jsonl");
     assert_eq!(again["trees_written"], 0, "folders kept: {again}");
@@ -264,7 +246,7 @@ fn moved_and_copied_files_make_no_cases_unless_kept() {
     let paths = |out: &str| -> std::collections::BTreeSet<String> {
         records(&dir.path().join(out))
             .iter()
-            .map(|c| c["metadata"]["path"].as_str().expect("path").to_string())
+            .map(|c| c.metadata.path.clone())
             .collect()
     };
     let summary = mine(&repo, dir.path(), "default.jsonl");
@@ -304,11 +286,11 @@ fn moved_and_copied_files_make_no_cases_unless_kept() {
         "{kept}"
     );
     // A file's lines do not depend on which other files are drawn.
-    let lines_of = |out: &str| -> Vec<u64> {
+    let lines_of = |out: &str| -> Vec<u32> {
         records(&dir.path().join(out))
             .iter()
-            .filter(|c| c["metadata"]["path"] == "pkg/fresh.py")
-            .map(|c| c["metadata"]["line"].as_u64().expect("line"))
+            .filter(|c| c.metadata.path == "pkg/fresh.py")
+            .map(|c| c.metadata.line)
             .collect()
     };
     assert!(!lines_of("default.jsonl").is_empty());
@@ -371,39 +353,32 @@ fn a_case_carries_the_commits_other_edits_and_only_recent_commit_reads_them() {
     git(&repo, &["commit", "-qm", "service"]);
     mine(&repo, dir.path(), "cases.jsonl");
     let cases = records(&dir.path().join("cases.jsonl"));
-    let service: Vec<&Value> = cases
+    let service: Vec<&HistoryRecord> = cases
         .iter()
-        .filter(|c| c["metadata"]["path"] == "pkg/service.py")
+        .filter(|c| c.metadata.path == "pkg/service.py")
         .collect();
     assert!(!service.is_empty(), "{cases:?}");
     for case in &service {
-        let recent = case["metadata"]["recent"].as_array().expect("recent");
-        let chunks: Vec<(&str, u64)> = recent
-            .iter()
-            .map(|c| {
-                (
-                    c["path"].as_str().expect("path"),
-                    c["line"].as_u64().expect("line"),
-                )
-            })
-            .collect();
+        let recent = &case.metadata.recent;
+        let chunks: Vec<(&str, u32)> = recent.iter().map(|c| (c.path.as_str(), c.line)).collect();
         // Path order, newest first: the models' window (centred on the four new lines at
         // 81..85, shifted to end with the file's 104 lines), then the helper whole.
         assert_eq!(chunks, [("pkg/models.py", 40), ("pkg/helpers.py", 0)]);
-        let models = recent[0]["text"].as_str().expect("text");
+        let models = &recent[0].text;
         assert!(models.contains("def fresh_store(size):"), "{models}");
         assert_eq!(models.lines().count(), 64);
-        assert_eq!(recent[1]["text"], HELPERS.trim_end());
+        assert_eq!(recent[1].text, HELPERS.trim_end());
     }
 
     // `recent-commit` retrieves the committed text for `store = fresh_store(4)`; `recent` sees
     // nothing of the case's.
     let store = service
         .iter()
-        .find(|c| c["groundtruth"] == "store = fresh_store(4)")
+        .find(|c| c.groundtruth == "store = fresh_store(4)")
         .expect("the store line is a case");
     let one = dir.path().join("one.jsonl");
-    std::fs::write(&one, format!("{store}\n")).expect("write");
+    let line = serde_json::to_string(store).expect("a record");
+    std::fs::write(&one, format!("{line}\n")).expect("write");
     let out = dir.path().join("run.jsonl");
     let runs = run_history(
         dir.path(),

@@ -9,8 +9,12 @@ use std::time::{Duration, Instant};
 use crossfile_bench::bench::runfile::record::{
     ChunkRef, PromptTokenCounts, RUN_FORMAT, RunError, RunRecord, StageTimings,
 };
+use crossfile_bench::report::build::Report;
+use crossfile_bench::report::compare::{Pairing, RunComparison};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::checks;
 use crate::support::{crossfile, stderr, stdout};
 
 /// A scored CrossCodeEval record; `quality` in 0..=1 sets every metric.
@@ -140,8 +144,10 @@ fn ok(output: &Output) -> String {
     stdout(output)
 }
 
-fn json(output: &Output) -> Value {
-    serde_json::from_str(&ok(output)).expect("one JSON document on stdout")
+/// The one JSON document on stdout, read as the type the command serializes.
+fn json<T: DeserializeOwned>(output: &Output) -> T {
+    let text = ok(output);
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("stdout's document: {e}\n{text}"))
 }
 
 #[test]
@@ -167,51 +173,41 @@ fn report_prints_tables_per_language_and_pairwise_differences() {
         );
     }
 
-    let report = json(&crossfile(&["bench", "report", run, "--json"], dir.path()));
-    let again = json(&crossfile(&["bench", "report", run, "--json"], dir.path()));
+    let report_json = || ok(&crossfile(&["bench", "report", run, "--json"], dir.path()));
+    let text = report_json();
     assert_eq!(
-        report, again,
+        text,
+        report_json(),
         "the seeded bootstrap makes reports identical"
     );
-    assert_eq!(report["bootstrap"]["resamples"], 10_000);
-    let summaries = report["summaries"].as_array().expect("summaries");
-    let jaccard = summaries
+    let report: Report = checks::report(&text);
+    assert_eq!(report.bootstrap.resamples, 10_000);
+    let jaccard = report
+        .summaries
         .iter()
-        .find(|s| s["retriever"] == "jaccard" && s["language"] == "python")
+        .find(|s| s.retriever == "jaccard" && s.language == "python")
         .expect("jaccard python");
-    assert_eq!(
-        (jaccard["cases"].as_u64(), jaccard["errors"].as_u64()),
-        (Some(12), Some(1))
-    );
-    let em = &jaccard["metrics"][0];
+    assert_eq!((jaccard.cases, jaccard.errors), (12, 1));
+    let em = &jaccard.metrics[0];
     // Scored: the 6 even cases are exact, 5 odd cases are not: 6/11.
-    assert_eq!(em["name"], "em");
-    assert!((em["mean"].as_f64().expect("mean") - 600.0 / 11.0).abs() < 1e-9);
-    let comparison = report["comparisons"]
-        .as_array()
-        .expect("comparisons")
+    assert_eq!(em.name, "em");
+    assert!((em.mean - 600.0 / 11.0).abs() < 1e-9);
+    let comparison = report
+        .comparisons
         .iter()
-        .find(|c| c["a"] == "bm25" && c["b"] == "jaccard" && c["language"] == "python")
+        .find(|c| c.a == "bm25" && c.b == "jaccard" && c.language == "python")
         .expect("bm25 vs jaccard");
-    assert_eq!(
-        (
-            comparison["pairs"].as_u64(),
-            comparison["excluded"].as_u64()
-        ),
-        (Some(11), Some(1))
-    );
-    let es = comparison["metrics"]
-        .as_array()
-        .expect("metrics")
+    assert_eq!((comparison.pairs, comparison.excluded), (11, 1));
+    let es = comparison
+        .metrics
         .iter()
-        .find(|m| m["name"] == "es")
+        .find(|m| m.name == "es")
         .expect("es");
-    let (low, high) = (
-        es["ci"]["low"].as_f64().expect("low"),
-        es["ci"]["high"].as_f64().expect("high"),
+    let ci = es.ci.expect("the es difference's interval");
+    assert!(
+        ci.low <= es.diff && es.diff <= ci.high && ci.low > 0.0,
+        "{es:?}"
     );
-    let diff = es["diff"].as_f64().expect("diff");
-    assert!(low <= diff && diff <= high && low > 0.0, "{es}");
 }
 
 #[test]
@@ -227,7 +223,7 @@ fn report_tolerates_a_torn_last_line_and_refuses_bad_lines() {
         &["bench", "report", run.to_str().expect("utf-8"), "--json"],
         dir.path(),
     );
-    assert_eq!(json(&out)["records"], 4);
+    assert_eq!(json::<Report>(&out).records, 4);
     assert!(
         stderr(&out).contains("torn.jsonl:5: ignoring a torn last line"),
         "{}",
@@ -290,33 +286,24 @@ fn compare_pairs_runs_and_lists_the_largest_changes() {
     let a = write_run(dir.path(), "a.jsonl", &a_records);
     let b = write_run(dir.path(), "b.jsonl", &b_records);
     let (a, b) = (a.to_str().expect("utf-8"), b.to_str().expect("utf-8"));
-    let c = json(&crossfile(
+    let c: RunComparison = json(&crossfile(
         &["bench", "compare", a, b, "--json"],
         dir.path(),
     ));
-    assert_eq!(c["pairing"]["rule"], "case_and_retriever");
-    assert_eq!(
-        (c["shared"].as_u64(), c["only_in_a"].as_u64()),
-        (Some(54), Some(0))
-    );
-    let bm25_python = c["comparisons"]
-        .as_array()
-        .expect("comparisons")
+    assert_eq!(c.pairing, Pairing::CaseAndRetriever);
+    assert_eq!((c.shared, c.only_in_a), (54, 0));
+    let bm25_python = c
+        .comparisons
         .iter()
-        .find(|g| g["a"] == "bm25" && g["language"] == "python")
+        .find(|g| g.a == "bm25" && g.language == "python")
         .expect("bm25 python");
-    let em = &bm25_python["metrics"][0];
-    assert_eq!(
-        (
-            em["wins"].as_u64(),
-            em["ties"].as_u64(),
-            em["losses"].as_u64()
-        ),
-        (Some(9), Some(3), Some(0))
-    );
-    let changes = c["changes"].as_array().expect("changes");
-    assert_eq!(changes.len(), 10);
-    assert!(changes[0]["delta"].as_f64() >= changes[9]["delta"].as_f64());
+    let em = &bm25_python.metrics[0];
+    assert_eq!(em.name, "em");
+    assert_eq!((em.wins, em.ties, em.losses), (9, 3, 0));
+    // Largest |ΔES| first (this test's changes all raise ES).
+    let deltas: Vec<f64> = c.changes.iter().map(|change| change.delta.abs()).collect();
+    assert_eq!(deltas.len(), 10);
+    assert!(deltas.windows(2).all(|w| w[0] >= w[1]), "{deltas:?}");
     let markdown = ok(&crossfile(&["bench", "compare", a, b], dir.path()));
     assert!(
         markdown.contains("## Largest changes (|ΔES|)"),
@@ -337,7 +324,7 @@ fn compare_pairs_runs_and_lists_the_largest_changes() {
     };
     let x = write_run(dir.path(), "x.jsonl", &only("bm25"));
     let y = write_run(dir.path(), "y.jsonl", &only("jaccard"));
-    let c = json(&crossfile(
+    let c: RunComparison = json(&crossfile(
         &[
             "bench",
             "compare",
@@ -347,15 +334,14 @@ fn compare_pairs_runs_and_lists_the_largest_changes() {
         ],
         dir.path(),
     ));
-    assert_eq!(c["pairing"]["rule"], "case");
     assert_eq!(
-        (
-            c["pairing"]["a_retriever"].as_str(),
-            c["pairing"]["b_retriever"].as_str()
-        ),
-        (Some("bm25"), Some("jaccard"))
+        c.pairing,
+        Pairing::Case {
+            a_retriever: "bm25".into(),
+            b_retriever: "jaccard".into()
+        }
     );
-    assert_eq!(c["shared"], 18);
+    assert_eq!(c.shared, 18);
 }
 
 #[test]

@@ -7,6 +7,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use crossfile_bench::bench::runfile::record::RunRecord;
+use crossfile_bench::bench::tally::RunSummary;
 use serde_json::Value;
 
 use super::checks;
@@ -55,26 +57,25 @@ fn bench_run(
     (output.status.success(), stdout(&output), stderr(&output))
 }
 
-/// Every record of a run file, checking each line is one JSON object.
-fn records(path: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(path).expect("run file");
-    text.lines()
-        .enumerate()
-        .map(|(i, l)| serde_json::from_str(l).unwrap_or_else(|e| panic!("line {}: {e}", i + 1)))
-        .collect()
+/// Every record of a run file, each line read as a [`RunRecord`].
+fn records(path: &Path) -> Vec<RunRecord> {
+    checks::run_records(path)
 }
 
 /// Records by case id, then retriever; no pair twice.
-fn by_case(rows: &[Value]) -> BTreeMap<String, BTreeMap<String, Value>> {
-    let mut map: BTreeMap<String, BTreeMap<String, Value>> = BTreeMap::new();
+fn by_case(rows: &[RunRecord]) -> BTreeMap<String, BTreeMap<String, RunRecord>> {
+    let mut map: BTreeMap<String, BTreeMap<String, RunRecord>> = BTreeMap::new();
     for r in rows {
-        let case = r["case_id"].as_str().expect("case_id").to_string();
-        let retriever = r["retriever"].as_str().expect("retriever").to_string();
         let previous = map
-            .entry(case.clone())
+            .entry(r.case_id.clone())
             .or_default()
-            .insert(retriever.clone(), r.clone());
-        assert!(previous.is_none(), "{case} with {retriever} written twice");
+            .insert(r.retriever.clone(), r.clone());
+        assert!(
+            previous.is_none(),
+            "{} with {} written twice",
+            r.case_id,
+            r.retriever
+        );
     }
     map
 }
@@ -99,64 +100,139 @@ fn cceval_dev_replays_with_dataset_prompts_reproduced_and_no_leak() {
     );
     let rows = records(&out);
     assert_eq!(rows.len(), 30 * 5);
+    // A run file's line (its format is `RUN_FORMAT`; reports, comparisons and exports read it),
+    // the first case's with bm25 (the lines' order is the order the pairs ended).
+    let text = std::fs::read_to_string(&out).expect("run file");
+    let bm25: Value = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("json"))
+        .filter(|r| r["retriever"] == "bm25")
+        .min_by_key(|r| r["case_id"].as_str().unwrap_or_default().to_string())
+        .expect("a bm25 record");
+    expect_test::expect![[r#"
+        {
+          backend: string
+          cached: bool
+          case_id: string
+          chunks: [{
+            end_line: number
+            origin: string
+            path: string
+            reference_overlap: number
+            score: number
+            start_line: number
+            tokens: number
+          }]
+          col: number
+          error: null
+          format: string
+          language: string
+          line: number
+          metrics: {
+            chrf: number
+            em: number
+            es: number
+            es_with_python_levenshtein: number
+            id_em: number
+            id_f1: number
+            id_precision: number
+            id_recall: number
+          }
+          overlap: number
+          path: string
+          prompt: string
+          prompt_hash: string
+          prompt_tokens: {
+            crossfile: number
+            left: number
+            right: number
+            total: number
+          }
+          raw_suggestion: string
+          reference: string
+          repository: string
+          retriever: string
+          settings: {
+            backend: string
+            layout: string
+            max_new_tokens: null
+            model: string
+            model_sha256: null
+            n_ctx: number
+            retrieval: {
+              bm25_chunker: string
+              dense_model: null
+              exclude: string
+              fixed_lines: number
+              jaccard_query_lines: number
+              query_lines: number
+              rrf_k: number
+              sliding_lines: number
+              sliding_stride: number
+              syntax_max_lines: number
+            }
+            samples: number
+            sampling: null
+            setting: null
+            template: string
+            top_k: number
+          }
+          suggestion: string
+          template: string
+          timings_ms: {
+            generate: number
+            postprocess: number
+            prompt: number
+            retrieve: number
+            total: number
+          }
+          upper_bound: bool
+          version: number
+        }
+    "#]]
+    .assert_eq(&crate::shape::shape(&bm25));
     let cases = by_case(&rows);
     assert_eq!(cases.len(), 30);
     let mut same_prompt = 0;
     for (id, runs) in &cases {
         for (retriever, r) in runs {
-            assert!(r["error"].is_null(), "{id} {retriever}: {}", r["error"]);
-            assert_eq!(r["version"], 1);
-            let prompt = r["prompt"].as_str().expect("prompt");
-            let hash = blake3::hash(prompt.as_bytes()).to_hex().to_string();
-            assert_eq!(
-                r["prompt_hash"].as_str(),
-                Some(hash.as_str()),
-                "{id} {retriever}"
-            );
+            assert!(r.error.is_none(), "{id} {retriever}: {:?}", r.error);
+            assert_eq!(r.version, 1);
+            let hash = blake3::hash(r.prompt.as_bytes()).to_hex().to_string();
+            assert_eq!(r.prompt_hash, hash, "{id} {retriever}");
             // Leakage: no chunk of the case's own file covers the cursor's line (1-based).
-            let line = r["line"].as_u64().expect("line") + 1;
-            for chunk in r["chunks"].as_array().expect("chunks") {
+            let line = r.line + 1;
+            for chunk in &r.chunks {
                 // Every chunk has an origin, the case's own context (no lines) too.
-                let origin = chunk["origin"].as_str();
                 assert!(
-                    origin.is_some_and(|o| {
+                    chunk.origin.as_deref().is_some_and(|o| {
                         ["same_file", "same_dir", "imported", "elsewhere"].contains(&o)
                     }),
-                    "{id} {retriever}: {chunk}"
+                    "{id} {retriever}: {chunk:?}"
                 );
-                let (Some(start), Some(end)) =
-                    (chunk["start_line"].as_u64(), chunk["end_line"].as_u64())
-                else {
+                let (Some(start), Some(end)) = (chunk.start_line, chunk.end_line) else {
                     continue;
                 };
                 assert!(
-                    !(chunk["path"] == r["path"] && start <= line && line <= end),
-                    "{id} {retriever}: chunk {chunk} covers the hidden line {line}"
+                    !(chunk.path == r.path && start <= line && line <= end),
+                    "{id} {retriever}: chunk {chunk:?} covers the hidden line {line}"
                 );
             }
         }
         let dataset = &runs["dataset"];
         let rg1 = &runs["bm25-cceval-rg1"];
         // The shipped context's origins come from its paths alone, as the ranked chunks' do.
-        let names = |r: &Value| -> Vec<(String, String, String)> {
-            r["chunks"]
-                .as_array()
-                .expect("chunks")
+        let names = |r: &RunRecord| -> Vec<(String, f64, Option<String>)> {
+            r.chunks
                 .iter()
-                .map(|c| {
-                    let (path, score) = (c["path"].to_string(), c["score"].to_string());
-                    (path, score, c["origin"].to_string())
-                })
+                .map(|c| (c.path.clone(), c.score, c.origin.clone()))
                 .collect()
         };
         if names(dataset) == names(rg1) {
-            assert_eq!(
-                dataset["prompt"], rg1["prompt"],
-                "{id}: same chunks, same prompt"
-            );
+            assert_eq!(dataset.prompt, rg1.prompt, "{id}: same chunks, same prompt");
             same_prompt += 1;
         }
-        assert_eq!(runs["none"]["prompt_tokens"]["crossfile"], 0, "{id}");
+        assert_eq!(runs["none"].prompt_tokens.crossfile, 0, "{id}");
     }
     assert_eq!(
         same_prompt, 30,
@@ -183,14 +259,14 @@ fn repoeval_function_dev_replays_every_case() {
     for (id, runs) in &cases {
         assert_eq!(runs.len(), 2, "{id}");
         for (retriever, r) in runs {
-            assert!(r["error"].is_null(), "{id} {retriever}: {}", r["error"]);
-            assert!(id.ends_with(&format!(":{}", r["line"])), "{id}");
+            assert!(r.error.is_none(), "{id} {retriever}: {:?}", r.error);
+            assert!(id.ends_with(&format!(":{}", r.line)), "{id}");
             // `none` generates nothing: a miss, scored (not an error).
-            assert_eq!(r["metrics"]["em"], 0.0, "{id} {retriever}");
-            assert!(r["metrics"]["es"].is_number(), "{id} {retriever}");
+            assert_eq!(r.metrics.get("em"), Some(&0.0), "{id} {retriever}");
+            assert!(r.metrics.contains_key("es"), "{id} {retriever}");
         }
         assert!(
-            runs["bm25"]["prompt_tokens"]["crossfile"].as_u64() > Some(0),
+            runs["bm25"].prompt_tokens.crossfile > 0,
             "{id}: bm25 found cross-file context"
         );
     }
@@ -241,7 +317,7 @@ fn a_corrupted_cases_file_reports_each_bad_record_and_runs_the_rest() {
     }
     let rows = records(&out);
     assert_eq!(rows.len(), 3);
-    assert!(rows.iter().all(|r| r["error"].is_null()));
+    assert!(rows.iter().all(|r| r.error.is_none()));
 }
 
 #[test]
@@ -271,12 +347,9 @@ fn a_dead_backend_is_an_error_per_case_and_retry_errors_runs_them_again() {
     let rows = records(&out);
     assert_eq!(rows.len(), 6);
     for r in &rows {
-        assert_eq!(r["error"]["kind"], "backend.refused", "{r}");
-        assert_eq!(
-            r["metrics"],
-            serde_json::json!({}),
-            "an error is never scored as a miss"
-        );
+        let error = r.error.as_ref().expect("the pair's error");
+        assert_eq!(error.kind, "backend.refused", "{r:?}");
+        assert!(r.metrics.is_empty(), "an error is never scored as a miss");
     }
 
     // Resuming skips done pairs, errors included; --retry-errors runs those again.
@@ -305,7 +378,7 @@ fn a_dead_backend_is_an_error_per_case_and_retry_errors_runs_them_again() {
     let rows = records(&out);
     assert_eq!(by_case(&rows).values().map(BTreeMap::len).sum::<usize>(), 6);
     assert!(
-        rows.iter().all(|r| r["error"].is_null()),
+        rows.iter().all(|r| r.error.is_none()),
         "retried with a live backend"
     );
 }
@@ -340,7 +413,7 @@ fn the_embedded_model_completes_dev_cases_with_three_retrievers() {
         ],
     );
     assert!(ok, "{err}");
-    let summary: Value = serde_json::from_str(&summary).expect("--json summary");
+    let summary: RunSummary = serde_json::from_str(&summary).expect("--json summary");
     let rows = checks::run_records(&out);
     assert_eq!(rows.len(), 6);
     let mut generated = BTreeSet::new();
@@ -363,7 +436,7 @@ fn the_embedded_model_completes_dev_cases_with_three_retrievers() {
         generated.iter().any(|g| !g.trim().is_empty()),
         "{generated:?}"
     );
-    assert_eq!(summary["retrievers"]["dataset"]["scored"], 2, "{summary}");
+    assert_eq!(summary.retrievers["dataset"].scored, 2, "{summary:?}");
 }
 
 /// Cases mined from click, replayed with the embedded model and two retrievers, killed with
@@ -475,8 +548,8 @@ fn a_killed_run_on_mined_cases_resumes_with_no_pair_lost_or_doubled() {
     assert_eq!(rows.len(), 12, "6 cases × 2 retrievers");
     let cases_seen = by_case(&rows);
     assert_eq!(cases_seen.len(), 6);
-    assert!(rows.iter().all(|r| r["error"].is_null()));
-    assert!(rows.iter().all(|r| r["metrics"]["es"].is_number()));
+    assert!(rows.iter().all(|r| r.error.is_none()));
+    assert!(rows.iter().all(|r| r.metrics.contains_key("es")));
 }
 
 /// The DEV cases load without a problem, and each CrossCodeEval case's `prompt + groundtruth +
@@ -561,21 +634,12 @@ fn a_missing_repository_fails_its_own_cases_only() {
     );
     let rows = by_case(&records(&out));
     let moved = &rows["moved/1"]["bm25"];
-    assert_eq!(moved["error"]["kind"], "case", "{moved}");
-    assert!(
-        moved["error"]["message"]
-            .as_str()
-            .is_some_and(|m| m.contains("no-such-repository")),
-        "{moved}"
-    );
-    assert_eq!(moved["metrics"], serde_json::json!({}));
+    let error = moved.error.as_ref().expect("the moved case's error");
+    assert_eq!(error.kind, "case", "{moved:?}");
+    assert!(error.message.contains("no-such-repository"), "{moved:?}");
+    assert!(moved.metrics.is_empty());
     assert_eq!(rows.len(), 2);
-    assert!(
-        rows.values()
-            .filter(|r| r["bm25"]["error"].is_null())
-            .count()
-            == 1
-    );
+    assert!(rows.values().filter(|r| r["bm25"].error.is_none()).count() == 1);
 }
 
 /// Three shards of the CrossCodeEval DEV cases, run apart and merged, hold exactly the pairs of
@@ -630,14 +694,9 @@ fn shards_run_apart_and_merged_equal_one_whole_run() {
     );
     for (case, runs) in &whole {
         for (retriever, record) in runs {
-            assert_eq!(
-                record["metrics"], merged_rows[case][retriever]["metrics"],
-                "{case} {retriever}"
-            );
-            assert_eq!(
-                record["prompt_hash"],
-                merged_rows[case][retriever]["prompt_hash"]
-            );
+            let merged = &merged_rows[case][retriever];
+            assert_eq!(record.metrics, merged.metrics, "{case} {retriever}");
+            assert_eq!(record.prompt_hash, merged.prompt_hash);
         }
     }
     let shard_sizes: Vec<usize> = shards.iter().map(|s| records(s).len()).collect();

@@ -202,7 +202,11 @@ fn a_loaded_cases_file_still_has_its_format_checked() {
         .pointer("/error/message")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    assert!(message.contains("unknown format \"bogus\""), "{answer}");
+    // The key, the value and the accepted names, from the format's enum.
+    assert!(
+        message.contains("format: `bogus` is not one of cceval, repoeval, history, evocodebench"),
+        "{answer}"
+    );
     assert_eq!(client.finish(true), Some(0));
 }
 

@@ -8,6 +8,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use crossfile_bench::arena::Vote;
 use serde_json::{Value, json};
 
 use crate::lsp::client::{Client, FIXTURE, uri};
@@ -96,7 +97,8 @@ fn battle_of(answer: &Value) -> (u64, [String; 2]) {
     (ids[0], [texts[0].clone(), texts[1].clone()])
 }
 
-fn votes(path: &Path) -> Vec<Value> {
+/// The votes file's lines, each read as the [`Vote`] its published format is (none yet: empty).
+fn votes(path: &Path) -> Vec<Vote> {
     std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()
@@ -125,46 +127,74 @@ fn a_battle_is_two_blind_suggestions_and_the_vote_names_the_arm_picked() {
     assert_eq!(twice["recorded"], json!(false), "voted once: {twice}");
     let lines = votes(&path);
     assert_eq!(lines.len(), 1);
+    // The line's shape is a published format (docs/arena.md): fields are only ever added.
+    let text = std::fs::read_to_string(&path).expect("votes");
+    let raw: Value = serde_json::from_str(text.lines().next().expect("a line")).expect("json");
+    expect_test::expect![[r#"
+        {
+          arms: [string]
+          case_id: null
+          choice: number
+          choice_ms: number
+          col: number
+          draw: {
+            index: number
+            rule: string
+            seed: number
+          }
+          first: number
+          language: string
+          latency_ms: [number]
+          line: number
+          metrics: null
+          path: string
+          settings_hash: [string]
+          texts: [string]
+          time: string
+          version: number
+          workspace: string
+        }
+    "#]]
+    .assert_eq(&crate::shape::shape(&raw));
     let vote = &lines[0];
-    let first = vote["first"].as_u64().expect("first") as usize;
+    let first = usize::from(vote.first);
     assert_eq!(
-        vote["choice"],
-        json!(1 - first),
+        vote.choice.map(usize::from),
+        Some(1 - first),
         "pick 2 is the arm shown second"
     );
-    assert_eq!(vote["texts"][1 - first], json!(shown[1]));
-    assert_eq!(vote["texts"][first], json!(shown[0]));
+    assert_eq!(vote.texts[1 - first], shown[1]);
+    assert_eq!(vote.texts[first], shown[0]);
     assert_eq!(
         (
-            &vote["path"],
-            &vote["line"],
-            &vote["col"],
-            &vote["language"]
+            vote.path.as_str(),
+            vote.line,
+            vote.col,
+            vote.language.as_deref()
         ),
-        (&json!("app.py"), &json!(4), &json!(17), &json!("python"))
+        ("app.py", 4, 17, Some("python"))
     );
-    assert_eq!(vote["workspace"], json!("ws"));
+    assert_eq!(vote.workspace, "ws");
+    let draw = vote.draw.as_ref().expect("the battle's draw");
     assert_eq!(
-        vote["draw"],
-        json!({"rule": "uniform", "seed": 7, "index": 0})
+        (draw.rule.as_str(), draw.seed, draw.index),
+        ("uniform", 7, 0)
     );
-    assert!(vote["choice_ms"].as_f64().is_some_and(|ms| ms > 0.0));
-    let arms: Vec<&str> = vote["arms"]
-        .as_array()
-        .expect("arms")
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
+    assert!(vote.choice_ms.is_some_and(|ms| ms > 0.0));
     let none = "{postprocess.unit=\"raw\", prompt.max_new_tokens=2, retriever=\"none\"}";
     let bm25 = "{postprocess.unit=\"raw\", prompt.max_new_tokens=10, retriever=\"bm25\"}";
-    assert_eq!(arms, [none, bm25], "arms in the settings' order");
+    assert_eq!(vote.arms, [none, bm25], "arms in the settings' order");
     let revealed = client.execute("crossfile.arenaReveal", json!({}));
     assert_eq!(revealed["picked"], json!(2));
     assert_eq!(
         (&revealed["battle"], &revealed["votes"]),
         (&json!(id), &json!(path))
     );
-    assert_eq!(revealed["arms"][1], vote["arms"][1 - first], "{revealed}");
+    assert_eq!(
+        revealed["arms"][1],
+        json!(vote.arms[1 - first]),
+        "{revealed}"
+    );
     assert_eq!(revealed["texts"][1], json!(shown[1]));
 
     // Typing on is no choice: the next request in the document records the battle shown.
@@ -175,8 +205,8 @@ fn a_battle_is_two_blind_suggestions_and_the_vote_names_the_arm_picked() {
     battle_of(&ask(&mut client, ws.root(), 3, 18));
     let lines = votes(&path);
     assert_eq!(lines.len(), 2);
-    assert_eq!(lines[1]["choice"], Value::Null, "superseded: no choice");
-    assert_eq!(lines[1]["col"], json!(18));
+    assert_eq!(lines[1].choice, None, "superseded: no choice");
+    assert_eq!(lines[1].col, 18);
     let dismissed = client.execute("crossfile.arenaVote", json!({"battle": second, "pick": 1}));
     assert_eq!(dismissed["recorded"], json!(false), "already no choice");
     let status = client.execute("crossfile.status", json!({}));
@@ -192,15 +222,15 @@ fn a_battle_is_two_blind_suggestions_and_the_vote_names_the_arm_picked() {
     assert_eq!(client.finish(true), Some(0));
     let lines = votes(&path);
     assert_eq!(lines.len(), 3);
-    assert_eq!(lines[2]["choice"], Value::Null);
-    assert_eq!(lines[2]["draw"]["index"], json!(2));
+    assert_eq!(lines[2].choice, None);
+    assert_eq!(lines[2].draw.as_ref().map(|d| d.index), Some(2));
 }
 
 #[test]
 fn the_order_shown_is_drawn_per_seed_recorded_balanced_and_repeatable() {
     let ws = Workspace::new(FIXTURE);
     let runs = std::cell::Cell::new(0);
-    let draws = |seed: u64, battles: usize| -> Vec<(u64, Value)> {
+    let draws = |seed: u64, battles: usize| -> Vec<(u8, Option<u8>)> {
         runs.set(runs.get() + 1);
         let path = ws.cache.path().join(format!("votes-{}.jsonl", runs.get()));
         let mut client = Client::start(ws.cache.path());
@@ -215,7 +245,7 @@ fn the_order_shown_is_drawn_per_seed_recorded_balanced_and_repeatable() {
         assert_eq!(client.finish(true), Some(0));
         votes(&path)
             .into_iter()
-            .map(|v| (v["first"].as_u64().expect("first"), v["choice"].clone()))
+            .map(|v| (v.first, v.choice))
             .collect()
     };
     let mut firsts = Vec::new();
@@ -224,10 +254,10 @@ fn the_order_shown_is_drawn_per_seed_recorded_balanced_and_repeatable() {
         assert_eq!(drawn.len(), 2);
         firsts.extend(drawn.iter().map(|(first, _)| *first));
         // The pick is the place shown; the choice the arm there.
-        let (first, choice) = &drawn[0];
-        assert_eq!(*choice, json!(first), "pick 1 is the arm shown first");
-        let (first, choice) = &drawn[1];
-        assert_eq!(*choice, json!(1 - first), "pick 2 is the arm shown second");
+        let (first, choice) = drawn[0];
+        assert_eq!(choice, Some(first), "pick 1 is the arm shown first");
+        let (first, choice) = drawn[1];
+        assert_eq!(choice, Some(1 - first), "pick 2 is the arm shown second");
     }
     let shown_first_0 = firsts.iter().filter(|&&f| f == 0).count();
     assert!(
@@ -300,8 +330,9 @@ fn two_servers_voting_into_one_file_at_once_lose_no_line() {
     for seed in [1, 2] {
         let indices: Vec<u64> = lines
             .iter()
-            .filter(|v| v["draw"]["seed"] == json!(seed))
-            .filter_map(|v| v["draw"]["index"].as_u64())
+            .filter_map(|v| v.draw.as_ref())
+            .filter(|d| d.seed == seed)
+            .map(|d| d.index)
             .collect();
         assert_eq!(
             indices,
@@ -398,19 +429,19 @@ fn a_battle_at_a_replayed_case_records_both_suggestions_metrics_and_shows_none()
     let lines = votes(&path);
     assert_eq!(lines.len(), 1);
     let vote = &lines[0];
-    assert_eq!(vote["case_id"], json!(id));
-    let first = vote["first"].as_u64().expect("first") as usize;
-    assert_eq!(vote["texts"][first], json!(shown[0]));
-    for side in 0..2 {
-        let metrics = &vote["metrics"][side];
+    assert_eq!(vote.case_id.as_deref(), Some(id));
+    let first = usize::from(vote.first);
+    assert_eq!(vote.texts[first], shown[0]);
+    let metrics = vote.metrics.as_ref().expect("the metrics at a case");
+    for side in metrics {
         assert!(
-            metrics["es"].is_number() && metrics["em"].is_number(),
-            "both metrics at the case: {vote}"
+            side.contains_key("es") && side.contains_key("em"),
+            "both metrics at the case: {vote:?}"
         );
     }
     let revealed = client.execute("crossfile.arenaReveal", json!({}));
     assert_eq!(revealed["caseId"], json!(id));
-    assert_eq!(revealed["metrics"][0], vote["metrics"][first], "{revealed}");
+    assert_eq!(revealed["metrics"][0], json!(metrics[first]), "{revealed}");
     assert_eq!(client.finish(true), Some(0));
 }
 
@@ -455,12 +486,13 @@ fn a_battle_at_an_executed_case_writes_its_vote_once_both_bodies_are_tested() {
     }
     let lines = votes(&path);
     let vote = &lines[0];
-    assert_eq!(vote["case_id"], json!(id));
-    for side in 0..2 {
-        let pass = vote["metrics"][side]["pass@1"].as_f64();
+    assert_eq!(vote.case_id.as_deref(), Some(id.as_str()));
+    let metrics = vote.metrics.as_ref().expect("the metrics at a case");
+    for side in metrics {
+        let pass = side.get("pass@1").copied();
         assert!(
             matches!(pass, Some(p) if p == 0.0 || p == 1.0),
-            "each body tested: {vote}"
+            "each body tested: {vote:?}"
         );
     }
     let status = client.execute("crossfile.status", json!({}));

@@ -5,15 +5,15 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::fit::{Win, bradley_terry};
 use super::vote::Vote;
 use crate::report::bootstrap::{Bootstrap, mean, percentile_sorted};
 use crossfile_engine::seeded::SplitMix64;
 
-/// The whole reading of a votes file (`bench arena --json`).
-#[derive(Clone, Debug, Serialize)]
+/// The whole reading of a votes file (`bench arena --json`, which reads back as itself).
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Standings {
     pub battles: usize,
     /// Battles with a choice.
@@ -31,7 +31,7 @@ pub struct Standings {
     pub warnings: Vec<String>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ArmStanding {
     pub arm: String,
     /// The maximum-likelihood log-strength (natural log), mean 0 over the arms that have one.
@@ -45,7 +45,7 @@ pub struct ArmStanding {
 }
 
 /// A proportion with its bootstrap interval, over `n` observations.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Share {
     pub value: Option<f64>,
     pub ci: Option<[f64; 2]>,
@@ -54,14 +54,14 @@ pub struct Share {
 
 /// `rate[i][j]`: the share of decided battles between arms `i` and `j` that `i` won (`None`
 /// where they never met); `decided[i][j]`: how many there were.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct WinMatrix {
     pub arms: Vec<String>,
     pub rate: Vec<Vec<Option<f64>>>,
     pub decided: Vec<Vec<usize>>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Agreement {
     /// The chosen suggestion has the higher edit similarity.
     pub es: Share,
@@ -72,7 +72,7 @@ pub struct Agreement {
     pub pass_at_1: Share,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LatencyPreference {
     /// Over decided battles with different latencies: the chosen suggestion was the faster one.
     pub chosen_faster: Share,
@@ -80,7 +80,7 @@ pub struct LatencyPreference {
     pub other_mean_ms: Option<f64>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LanguageStanding {
     pub language: String,
     pub battles: usize,

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::runfile::record::RunRecord;
 use super::scoring::scale::display_factor;
@@ -26,8 +26,8 @@ struct Totals {
     sums: BTreeMap<String, f64>,
 }
 
-/// What `bench run --json` prints.
-#[derive(Clone, Debug, Serialize)]
+/// What `bench run --json` prints (it reads back as itself).
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunSummary {
     pub retrievers: BTreeMap<String, RetrieverTotals>,
     /// Records of the cases file skipped as invalid.
@@ -41,7 +41,7 @@ pub struct RunSummary {
 }
 
 /// One retriever's totals; means over its scored pairs, as stored (not in display scale).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RetrieverTotals {
     pub scored: usize,
     pub errors: usize,

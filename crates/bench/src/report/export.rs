@@ -18,17 +18,23 @@
 //! Records with an `error` are skipped, never exported as an empty prediction (that would score
 //! a failure as a miss); the caller reports how many.
 
+use crossfile_engine::choice::Choice;
 use serde_json::json;
 
 use crate::bench::runfile::reader::Run;
 use crate::bench::runfile::record::RunRecord;
 
-/// A benchmark's predictions format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ExportFormat {
-    Cceval,
-    Repoeval,
-    EvoCodeBench,
+crossfile_engine::choice! {
+    /// A benchmark's predictions format.
+    pub enum ExportFormat {
+        /// CrossCodeEval's `prediction.jsonl` (also for a run of cases mined from history).
+        Cceval,
+        /// RepoCoder's predictions file.
+        Repoeval,
+        /// EvoCodeBench's completion file: one line per sample, the tested body.
+        #[strum(serialize = "evocodebench")]
+        EvoCodeBench,
+    }
 }
 
 impl ExportFormat {
@@ -36,24 +42,16 @@ impl ExportFormat {
     pub fn takes(self, format: &str) -> bool {
         format == self.name() || (self == ExportFormat::Cceval && format == "history")
     }
-
-    /// The run records' `format` this export is named after.
-    pub fn name(self) -> &'static str {
-        match self {
-            ExportFormat::Cceval => "cceval",
-            ExportFormat::Repoeval => "repoeval",
-            ExportFormat::EvoCodeBench => "evocodebench",
-        }
-    }
 }
 
-/// Which text of a record is the prediction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PredictionText {
-    /// What the model generated (the default: the official scripts post-process themselves).
-    Raw,
-    /// The suggestion after crossfile's post-processing.
-    Postprocessed,
+crossfile_engine::choice! {
+    /// Which text of a record is the prediction.
+    pub enum PredictionText {
+        /// What the model generated (the default: the official scripts post-process themselves).
+        Raw,
+        /// The suggestion after crossfile's post-processing.
+        Postprocessed,
+    }
 }
 
 /// What to export.

@@ -92,6 +92,37 @@ impl CaseFormat {
     }
 }
 
+crossfile_engine::choice! {
+    /// A benchmark file's format, as `bench run`, `bench score` and a replay in the editor name it:
+    /// one of the completion formats ([`CaseFormat`], scored by similarity) or an execution-based
+    /// benchmark's. Each command takes the formats it can do something with
+    /// ([`BenchFormat::cases`]) and says why it refuses another.
+    pub enum BenchFormat {
+        /// [`CaseFormat::Cceval`].
+        Cceval,
+        /// [`CaseFormat::Repoeval`].
+        Repoeval,
+        /// [`CaseFormat::History`].
+        History,
+        /// EvoCodeBench: function bodies generated, then scored by their repository's tests.
+        Evocodebench,
+        /// CoderEval: recorded verdicts scored (its harness is not public), never run.
+        Codereval,
+    }
+}
+
+impl BenchFormat {
+    /// The completion format, for the formats scored by similarity.
+    pub fn cases(self) -> Option<CaseFormat> {
+        match self {
+            BenchFormat::Cceval => Some(CaseFormat::Cceval),
+            BenchFormat::Repoeval => Some(CaseFormat::Repoeval),
+            BenchFormat::History => Some(CaseFormat::History),
+            BenchFormat::Evocodebench | BenchFormat::Codereval => None,
+        }
+    }
+}
+
 /// What is completed: the rest of a line (CrossCodeEval; RepoEval line and API level) or a
 /// function body (RepoEval function level).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::envs::EnvStore;
 use super::recall::{KINDS, SampleRecall, best_of_first, reference, sample_recalls};
@@ -21,7 +21,7 @@ use crate::harness::{Harness, Outcome, Status, Trial};
 use crossfile_engine::metrics::pass_at_k;
 
 /// One case's samples and what their tests gave.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CaseOutcomes {
     pub namespace: String,
     /// Samples whose tests ran (not `error`).
@@ -37,13 +37,14 @@ pub struct CaseOutcomes {
     pub groups: Vec<String>,
     /// Each sample's dependency recall (`None`: the case has no dependency).
     pub recall: Option<Vec<SampleRecall>>,
-    /// Each sample's whole outcome (tests, output tails, errors).
+    /// Each sample's whole outcome (tests, output tails, errors); not in the JSON.
     #[serde(skip)]
     pub details: Vec<Outcome>,
 }
 
-/// Pass@k over the cases and each case's outcomes.
-#[derive(Clone, Debug, Serialize)]
+/// Pass@k over the cases and each case's outcomes: `bench score --json`'s document for an
+/// execution-based format, which reads back as itself.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ExecScore {
     /// Cases with at least one sample that ran.
     pub cases: usize,
@@ -59,11 +60,11 @@ pub struct ExecScore {
 
 /// Pass@k and Recall@k of a group of cases (no Recall@k where the group has no dependencies to
 /// recall).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct GroupScore {
     pub cases: usize,
     pub pass_at_k: BTreeMap<String, f64>,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub recall_at_k: BTreeMap<String, f64>,
 }
 

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::bench::cases::evocodebench::ExecCase;
 use crate::deps::{Resolver, Site};
@@ -16,7 +16,7 @@ pub const KINDS: [&str; 3] = ["intra_class", "intra_file", "cross_file"];
 
 /// One sample's recall: over all the case's dependencies and per kind (`None` where the case has
 /// none of that kind).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SampleRecall {
     pub all: Option<f64>,
     pub by_kind: BTreeMap<String, f64>,

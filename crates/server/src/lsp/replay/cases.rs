@@ -15,7 +15,7 @@ use crate::lsp::state::State;
 use crossfile_bench::bench::cases::evocodebench::{is_exec_cases_file, load_exec_cases};
 use crossfile_bench::bench::layout::evocodebench::Setting;
 use crossfile_bench::bench::scoring::envs::EnvStore;
-use crossfile_bench::bench::{CaseFormat, CaseProblem, load_cases};
+use crossfile_bench::bench::{BenchFormat, CaseFormat, CaseProblem, load_cases};
 use crossfile_engine::choice::Choice;
 
 /// The usable cases of a file.
@@ -121,15 +121,16 @@ enum Format {
 
 impl Format {
     fn parse(name: &str) -> Result<Format, ServeError> {
-        if name == "evocodebench" {
-            return Ok(Format::Exec);
+        let format: BenchFormat = name
+            .parse()
+            .map_err(|e| ServeError::request(format!("format: {e}")))?;
+        match (format, format.cases()) {
+            (_, Some(cases)) => Ok(Format::Text(cases)),
+            (BenchFormat::Evocodebench, None) => Ok(Format::Exec),
+            _ => Err(ServeError::request(format!(
+                "format: {format} cases are recorded verdicts, with no file to replay"
+            ))),
         }
-        name.parse::<CaseFormat>().map(Format::Text).map_err(|_| {
-            ServeError::request(format!(
-                "format: unknown format {name:?}: {} or evocodebench",
-                CaseFormat::names().join(", ")
-            ))
-        })
     }
 
     /// The format of `file`'s first record.
@@ -141,9 +142,14 @@ impl Format {
             return Ok(Format::Exec);
         }
         Err(ServeError::request(format!(
-            "{}: cannot tell the cases' format: give format (cceval, repoeval, history or \
-             evocodebench)",
-            file.display()
+            "{}: cannot tell the cases' format: give format (one of {})",
+            file.display(),
+            BenchFormat::all()
+                .iter()
+                .filter(|f| Format::parse(f.name()).is_ok())
+                .map(|f| f.name())
+                .collect::<Vec<_>>()
+                .join(", ")
         )))
     }
 }
