@@ -8,6 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crossfile_bench::perf::{ClientError, LspClient};
+use crossfile_server::lsp::ext;
 use serde_json::{Value, json};
 
 use crate::support::MODEL_THREADS;
@@ -185,6 +186,27 @@ impl Client {
             .get("result")
             .cloned()
             .unwrap_or_else(|| panic!("{command} failed: {answer}"))
+    }
+
+    /// Command `C` run with `argument`, its answer read as `C::Result` (a field missing from the
+    /// answer fails here, by name).
+    pub fn command<C: ext::Command>(&mut self, argument: Value) -> C::Result {
+        let answer = self.execute(C::NAME, argument);
+        serde_json::from_value(answer.clone())
+            .unwrap_or_else(|e| panic!("{}'s answer: {e}\n{answer}", C::NAME))
+    }
+
+    /// `crossfile.compare`'s columns at `argument`, each one that made a completion (a column in
+    /// error fails here, naming its retriever).
+    pub fn compare_made(&mut self, argument: Value) -> Vec<ext::MadeColumn> {
+        self.command::<ext::Compare>(argument)
+            .results
+            .into_iter()
+            .map(|c| match c.answer {
+                ext::ColumnAnswer::Made(made) => *made,
+                other => panic!("{}: {other:?}", c.retriever),
+            })
+            .collect()
     }
 
     /// The messages the server has shown so far (`window/showMessage`), in order.

@@ -6,6 +6,7 @@
 
 use std::path::Path;
 
+use crossfile_server::lsp::ext::{ColumnAnswer, Compare, Context, MadeColumn};
 use serde_json::{Value, json};
 
 use crate::lsp::client::{Client, uri};
@@ -32,20 +33,19 @@ fn context_paths(client: &mut Client, root: &Path, rel: &str, text: &str) -> Vec
                "position": {"line": line, "character": character}}),
     );
     assert!(answer.get("result").is_some(), "{answer}");
-    let context = client.execute("crossfile.context", json!({"uri": uri(root, rel)}));
+    let context = client
+        .command::<Context>(json!({"uri": uri(root, rel)}))
+        .expect("the completion's context");
     assert_eq!(
-        context["position"],
-        json!({"line": line, "character": character})
+        (context.position.line, context.position.character),
+        (line as u32, character as u32)
     );
-    let chunks = context["chunks"].as_array().expect("chunks");
+    let chunks = &context.made.chunks;
     for chunk in chunks {
-        assert!(chunk["text"].is_string(), "{chunk}");
+        assert!(chunk.text.is_some(), "{chunk:?}");
     }
-    assert!(context["prompt"].as_str().is_some_and(|p| !p.is_empty()));
-    chunks
-        .iter()
-        .filter_map(|c| c["path"].as_str().map(str::to_string))
-        .collect()
+    assert!(!context.prompt.is_empty());
+    chunks.iter().map(|c| c.path.clone()).collect()
 }
 
 #[test]
@@ -90,8 +90,8 @@ fn live_edits_and_deletions_change_what_completions_retrieve() {
     // No completion yet in this document: no context.
     let demo = "src/click/demo_app.py";
     assert_eq!(
-        client.execute("crossfile.context", json!({"uri": uri(&root, demo)})),
-        Value::Null
+        client.command::<Context>(json!({"uri": uri(&root, demo)})),
+        None
     );
 
     // An unsaved module, empty at first, then given a function through an incremental change.
@@ -142,60 +142,49 @@ fn live_edits_and_deletions_change_what_completions_retrieve() {
 
     // Three retrievers at one cursor, side by side.
     let position = json!({"line": 2, "character": 33});
-    let compared = client.execute(
-        "crossfile.compare",
-        json!({"uri": uri(&root, demo), "position": position,
-               "retrievers": ["bm25", "jaccard", "none"]}),
-    );
-    let results = compared["results"].as_array().expect("results");
-    let names: Vec<&str> = results
+    let compared = client.command::<Compare>(json!({"uri": uri(&root, demo), "position": position,
+               "retrievers": ["bm25", "jaccard", "none"]}));
+    let names: Vec<&str> = compared
+        .results
         .iter()
-        .filter_map(|r| r["retriever"].as_str())
+        .map(|r| r.retriever.as_str())
         .collect();
     assert_eq!(names, ["bm25", "jaccard", "none"]);
-    for r in results {
-        assert!(r["error"].is_null(), "{r}");
-        assert!(r["suggestion"].is_string(), "{r}");
-        assert!(r["latencyMs"].as_f64().is_some_and(|ms| ms > 0.0), "{r}");
-        assert!(
-            r["promptTokens"]["total"].as_u64().is_some_and(|n| n > 0),
-            "{r}"
-        );
-        assert!(r.get("metrics").is_none(), "not a case's cursor: {r}");
+    assert_eq!(compared.case_id, None);
+    let results: Vec<&MadeColumn> = compared
+        .results
+        .iter()
+        .map(|c| match &c.answer {
+            ColumnAnswer::Made(made) => made.as_ref(),
+            other => panic!("{}: {other:?}", c.retriever),
+        })
+        .collect();
+    for r in &results {
+        assert!(r.made.latency_ms > 0.0, "{r:?}");
+        assert!(r.made.prompt_tokens.total > 0, "{r:?}");
+        assert!(r.metrics.is_none(), "not a case's cursor: {r:?}");
     }
-    let top = |r: &Value| r.pointer("/chunks/0/path").cloned();
-    assert_eq!(top(&results[0]), Some(json!(widgets)), "{compared}");
-    assert_eq!(results[2]["chunks"], json!([]), "{compared}");
-    assert_eq!(
-        results[2]["promptTokens"]["crossfile"],
-        json!(0),
-        "{compared}"
-    );
-    assert!(
-        results[0]["promptTokens"]["crossfile"].as_u64() > Some(0),
-        "{compared}"
-    );
-    assert_eq!(compared["caseId"], Value::Null);
+    let top = |r: &&MadeColumn| r.made.chunks.first().map(|c| c.path.clone());
+    assert_eq!(top(&results[0]).as_deref(), Some(widgets), "{results:?}");
+    assert!(results[2].made.chunks.is_empty(), "{results:?}");
+    assert_eq!(results[2].made.prompt_tokens.crossfile, 0, "{results:?}");
+    assert!(results[0].made.prompt_tokens.crossfile > 0, "{results:?}");
 
     // `recent`: the buffers opened and edited in this session, other files only; the edited
     // module first, as it is written now.
-    let recent = client.execute(
-        "crossfile.compare",
+    let recent = client.compare_made(
         json!({"uri": uri(&root, demo), "position": position, "retrievers": ["recent"]}),
     );
-    let chunks = recent
-        .pointer("/results/0/chunks")
-        .and_then(Value::as_array)
-        .expect("chunks");
-    let paths: Vec<&str> = chunks.iter().filter_map(|c| c["path"].as_str()).collect();
-    assert_eq!(paths.first(), Some(&widgets), "{recent}");
+    let chunks = &recent[0].made.chunks;
+    let paths: Vec<&str> = chunks.iter().map(|c| c.path.as_str()).collect();
+    assert_eq!(paths.first(), Some(&widgets), "{recent:?}");
     assert_eq!(
-        (&chunks[0]["startLine"], &chunks[0]["endLine"]),
-        (&json!(1), &json!(2)),
-        "the two lines the edit wrote: {recent}"
+        (chunks[0].start_line, chunks[0].end_line),
+        (Some(1), Some(2)),
+        "the two lines the edit wrote: {recent:?}"
     );
     let opened = [widgets, "src/click/core.py", "src/click/gadget_use.py"];
-    assert!(paths.iter().all(|p| opened.contains(p)), "{recent}");
+    assert!(paths.iter().all(|p| opened.contains(p)), "{recent:?}");
 
     // Lines the user looks at (`crossfile/recentLines`, which both editors send for the screen
     // and yanks) join the ring: a module whose top shares no word with the cursor's lines is
@@ -208,22 +197,15 @@ fn live_edits_and_deletions_change_what_completions_retrieve() {
         })
         .collect();
     open(&mut client, &root, shown, &shown_text);
-    let recent_paths = |client: &mut Client| -> Vec<(String, Value)> {
-        let recent = client.execute(
-            "crossfile.compare",
+    let recent_paths = |client: &mut Client| -> Vec<(String, Option<u32>)> {
+        let recent = client.compare_made(
             json!({"uri": uri(&root, demo), "position": position, "retrievers": ["recent"]}),
         );
-        recent
-            .pointer("/results/0/chunks")
-            .and_then(Value::as_array)
-            .expect("chunks")
+        recent[0]
+            .made
+            .chunks
             .iter()
-            .map(|c| {
-                (
-                    c["path"].as_str().unwrap_or("").to_string(),
-                    c["startLine"].clone(),
-                )
-            })
+            .map(|c| (c.path.clone(), c.start_line))
             .collect()
     };
     let before = recent_paths(&mut client);
@@ -236,7 +218,7 @@ fn live_edits_and_deletions_change_what_completions_retrieve() {
     );
     let after = recent_paths(&mut client);
     assert!(
-        after.contains(&(shown.to_string(), json!(124))),
+        after.contains(&(shown.to_string(), Some(124))),
         "lines 123..187 (0-based), centred on 155: {after:?}"
     );
     let answer = client.request(

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use crossfile_bench::bench::runfile::record::RunRecord;
 use crossfile_engine::retrieve::DEFAULT_RETRIEVER;
+use crossfile_server::lsp::ext::{Context, Metrics, Score, ScoreResult, Scored};
 use serde_json::{Value, json};
 
 use crate::bench::checks;
@@ -166,33 +167,27 @@ fn evocodebench_cases_replayed_and_scored_in_the_editor_agree_with_bench_run() {
             .unwrap_or("")
             .to_string();
         // The prompt and the model's output are `bench run`'s, byte for byte.
-        let context = client.execute("crossfile.context", json!({"uri": uri}));
-        assert_eq!(context["prompt"], json!(ran.prompt), "{namespace}");
-        assert_eq!(
-            context["rawSuggestion"],
-            json!(ran.raw_suggestion),
-            "{namespace}"
-        );
+        let context = client
+            .command::<Context>(json!({"uri": uri}))
+            .expect("the case's completion");
+        assert_eq!(context.prompt, ran.prompt, "{namespace}");
+        assert_eq!(context.raw_suggestion, ran.raw_suggestion, "{namespace}");
 
         // Accepted into the buffer and scored: the body `bench run` tested, the same outcome.
         set_text(&mut client, &uri, 2, &insert_at(&text, &position, &shown));
         let token = format!("score-{i}");
-        let scored = client.execute(
-            "crossfile.score",
-            json!({"caseId": namespace, "uri": uri, "workDoneToken": token}),
-        );
-        assert_eq!(scored["scored"], "raw", "{scored}");
-        assert_eq!(scored["prediction"], json!(ran.suggestion), "{namespace}");
+        let scored = client
+            .command::<Score>(json!({"caseId": namespace, "uri": uri, "workDoneToken": token}));
+        assert_eq!(scored.scored, Scored::Raw, "{scored:?}");
+        assert_eq!(scored.prediction, ran.suggestion, "{namespace}");
         let sample = &ran.samples.first().expect("a sample").outcome;
+        let outcome = scored.outcome.as_ref().expect("the body's outcome");
         assert_eq!(
-            scored["outcome"]["status"],
-            json!(sample.status),
-            "{scored}\n{sample:?}"
+            outcome.status,
+            sample.status.name(),
+            "{scored:?}\n{sample:?}"
         );
-        assert_eq!(
-            scored["outcome"]["firstFailure"],
-            json!(sample.first_failure)
-        );
+        assert_eq!(outcome.first_failure, sample.first_failure);
         let reports = progress_of(&mut client, &token);
         let kinds: Vec<&str> = reports.iter().filter_map(|v| v["kind"].as_str()).collect();
         assert_eq!(kinds.first(), Some(&"begin"), "{reports:?}");
@@ -207,7 +202,7 @@ fn evocodebench_cases_replayed_and_scored_in_the_editor_agree_with_bench_run() {
             })
             .count();
         // Every test that ran was reported as it started.
-        let ran_tests = scored["outcome"]["tests"].as_array().map_or(0, Vec::len);
+        let ran_tests = outcome.tests.len();
         assert!(ran_tests <= tests && started == ran_tests, "{reports:?}");
         last = json!({"uri": uri, "text": text, "position": position, "namespace": namespace,
                       "record": record});
@@ -229,22 +224,35 @@ fn evocodebench_cases_replayed_and_scored_in_the_editor_agree_with_bench_run() {
         .get(indent..)
         .expect("the reference's indentation");
     set_text(&mut client, &uri, 3, &insert_at(&text, &position, typed));
-    let score = |client: &mut Client| {
-        client.execute("crossfile.score", json!({"caseId": namespace, "uri": uri}))
+    let score = |client: &mut Client| -> ScoreResult {
+        client.command::<Score>(json!({"caseId": namespace, "uri": uri}))
+    };
+    // How a scored body's tests ended, and its first test's output.
+    let outcome_of = |scored: &ScoreResult| -> (String, Option<String>, String) {
+        let outcome = scored.outcome.as_ref().expect("the body's outcome");
+        let output = outcome.tests.first().map(|t| t.output.clone());
+        (
+            outcome.status.clone(),
+            outcome.first_failure.clone(),
+            output.unwrap_or_default(),
+        )
     };
     let passed = score(&mut client);
-    assert_eq!(passed["scored"], "given", "{passed}");
-    assert_eq!(passed["outcome"]["status"], "pass", "{passed}");
-    assert_eq!(passed["metrics"]["pass@1"], 1.0);
+    let (status, _, _) = outcome_of(&passed);
+    assert_eq!(passed.scored, Scored::Given, "{passed:?}");
+    assert_eq!(status, "pass", "{passed:?}");
+    assert_eq!(
+        passed.metrics,
+        Metrics::Scores([("pass@1".to_string(), 1.0)].into()),
+        "{passed:?}"
+    );
     let wrong = "raise RuntimeError('not the body')";
     set_text(&mut client, &uri, 4, &insert_at(&text, &position, wrong));
     let failed = score(&mut client);
-    assert_eq!(failed["outcome"]["status"], "fail", "{failed}");
-    assert!(failed["outcome"]["firstFailure"].is_string(), "{failed}");
-    let output = failed["outcome"]["tests"][0]["output"]
-        .as_str()
-        .unwrap_or("");
-    assert!(output.contains("not the body"), "{failed}");
+    let (status, first_failure, output) = outcome_of(&failed);
+    assert_eq!(status, "fail", "{failed:?}");
+    assert!(first_failure.is_some(), "{failed:?}");
+    assert!(output.contains("not the body"), "{failed:?}");
 
     // A typed body that reads a key from a home folder outside /tmp and prints it in its
     // output: the sandbox shows no such folder, so the output names only the error.
@@ -261,30 +269,29 @@ fn evocodebench_cases_replayed_and_scored_in_the_editor_agree_with_bench_run() {
     let probe = lines.join(&format!("\n{}", " ".repeat(indent)));
     set_text(&mut client, &uri, 5, &insert_at(&text, &position, &probe));
     let probed = score(&mut client);
-    let output = probed["outcome"]["tests"][0]["output"]
-        .as_str()
-        .unwrap_or("");
-    assert!(output.contains("hidden: FileNotFoundError"), "{probed}");
+    let (_, _, output) = outcome_of(&probed);
+    assert!(output.contains("hidden: FileNotFoundError"), "{probed:?}");
     assert!(
-        !probed.to_string().contains("crossfile-probe-editor-key"),
-        "{probed}"
+        !format!("{probed:?}").contains("crossfile-probe-editor-key"),
+        "{probed:?}"
     );
 
     // Each retriever's body tested at the case's cursor; the default's is the run's.
     set_text(&mut client, &uri, 6, &text);
-    let compared = client.execute(
-        "crossfile.compare",
-        json!({"uri": uri, "position": position,
-               "retrievers": ["none", DEFAULT_RETRIEVER.to_string()]}),
-    );
-    let results = compared["results"].as_array().expect("results");
-    assert_eq!(results.len(), 2, "{compared}");
-    for result in results {
-        assert!(result["outcome"]["status"].is_string(), "{result}");
+    let results = client.compare_made(json!({"uri": uri, "position": position,
+               "retrievers": ["none", DEFAULT_RETRIEVER.to_string()]}));
+    assert_eq!(results.len(), 2, "{results:?}");
+    for result in &results {
+        assert!(result.outcome.is_some(), "{result:?}");
     }
-    assert_eq!(results[1]["body"], json!(ran.suggestion), "{compared}");
+    assert_eq!(
+        results[1].body.as_deref(),
+        Some(ran.suggestion.as_str()),
+        "{results:?}"
+    );
     let sample = &ran.samples.first().expect("a sample").outcome;
-    assert_eq!(results[1]["outcome"]["status"], json!(sample.status));
+    let status = results[1].outcome.as_ref().map(|o| o.status.as_str());
+    assert_eq!(status, Some(sample.status.name()));
 
     // A body that would run for a minute: cancelled through its progress token, it stops.
     let slow = format!("import time\n{}time.sleep(60)", " ".repeat(indent));

@@ -9,6 +9,7 @@ use std::process::Command;
 
 use crossfile_bench::bench::runfile::record::RunRecord;
 use crossfile_engine::retrieve::DEFAULT_RETRIEVER;
+use crossfile_server::lsp::ext::{Context, Metrics, Score, ScoreResult, Scored};
 use serde_json::{Value, json};
 
 use crate::bench::checks;
@@ -136,48 +137,44 @@ fn replay_through_the_server_scores_exactly_as_bench_run() {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
-        let scored = client.execute(
-            "crossfile.score",
-            json!({"caseId": id, "suggestion": suggestion}),
-        );
+        let scored = client.command::<Score>(json!({"caseId": id, "suggestion": suggestion}));
         // The same scores; the run also records how likely the model found the reference, a
         // measurement of the model at the case, not a score of a suggestion.
         let mut expected = record.metrics.clone();
         let measured = expected.remove("logprob");
         assert!(measured.is_some_and(|l| l < 0.0), "case {id}: {record:?}");
-        let expected = json!(expected);
-        assert_eq!(scored["metrics"], expected, "case {id}: {scored}");
-        assert_eq!(scored["benchmark"], json!("cceval"));
-        assert_eq!(scored["reference"], json!(record.reference));
-        if scored["scored"] == json!("raw") {
+        let expected = Metrics::Scores(expected);
+        assert_eq!(scored.metrics, expected, "case {id}: {scored:?}");
+        assert_eq!(scored.benchmark, "cceval");
+        assert_eq!(scored.reference, record.reference);
+        if scored.scored == Scored::Raw {
             raw_scored += 1;
         }
         // The same prompt, byte for byte, and the same model output.
-        let context = client.execute("crossfile.context", json!({"uri": uri}));
-        assert_eq!(context["prompt"], json!(record.prompt), "case {id}");
-        assert_eq!(
-            context["rawSuggestion"],
-            json!(record.raw_suggestion),
-            "case {id}"
-        );
-        assert_eq!(context["caseId"], json!(id));
+        let context = client
+            .command::<Context>(json!({"uri": uri}))
+            .expect("the case's completion");
+        assert_eq!(context.prompt, record.prompt, "case {id}");
+        assert_eq!(context.raw_suggestion, record.raw_suggestion, "case {id}");
+        assert_eq!(context.case_id.as_deref(), Some(id.as_str()));
         // Compared at the cursor with the run's retriever, the column is judged as the run
         // judged the pair: the same suggestion, scores, overlap and origins of its chunks.
-        let compared = client.execute(
-            "crossfile.compare",
-            json!({"uri": uri, "position": opened["position"],
-                   "retrievers": [record.retriever]}),
-        );
-        let column = &compared["results"][0];
-        assert_eq!(column["suggestion"], json!(record.suggestion), "case {id}");
-        assert_eq!(column["metrics"], expected, "case {id}: {column}");
+        let columns = client.compare_made(json!({"uri": uri, "position": opened["position"],
+                   "retrievers": [record.retriever]}));
+        let column = &columns[0];
+        assert_eq!(column.made.suggestion, record.suggestion, "case {id}");
         assert_eq!(
-            column.get("overlap").and_then(Value::as_f64),
-            record.overlap,
-            "case {id}"
+            column.metrics.as_ref(),
+            Some(&expected),
+            "case {id}: {column:?}"
         );
-        let chunks = column["chunks"].as_array().expect("chunks");
-        let shown: Vec<Option<&str>> = chunks.iter().map(|c| c["origin"].as_str()).collect();
+        assert_eq!(column.overlap, record.overlap, "case {id}");
+        let shown: Vec<Option<&str>> = column
+            .made
+            .chunks
+            .iter()
+            .map(|c| c.origin.as_deref())
+            .collect();
         let recorded: Vec<Option<&str>> =
             record.chunks.iter().map(|c| c.origin.as_deref()).collect();
         assert_eq!(shown, recorded, "case {id}");
@@ -257,24 +254,21 @@ fn replay_through_the_server_scores_exactly_as_bench_run() {
         .expect("reference");
     let text = opened["text"].as_str().expect("text");
     assert!(!text.contains(reference.trim()), "the body is hidden");
-    let scored = client.execute(
-        "crossfile.score",
-        json!({"caseId": id, "suggestion": reference}),
-    );
-    assert_eq!(scored["scored"], json!("given"));
+    let scored = client.command::<Score>(json!({"caseId": id, "suggestion": reference}));
+    assert_eq!(scored.scored, Scored::Given);
+    let perfect = [("em", 1.0), ("es", 1.0), ("chrf", 100.0)];
     assert_eq!(
-        scored["metrics"],
-        json!({"em": 1.0, "es": 1.0, "chrf": 100.0}),
-        "{scored}"
+        scored.metrics,
+        Metrics::Scores(perfect.map(|(m, v)| (m.to_string(), v)).into()),
+        "{scored:?}"
     );
-    let scored = client.execute(
-        "crossfile.score",
-        json!({"caseId": id, "suggestion": "pass\n"}),
-    );
-    assert!(
-        scored.pointer("/metrics/es").and_then(Value::as_f64) < Some(0.5),
-        "{scored}"
-    );
+    // A stub scores low (the check once passed with no `es` at all: `None < Some(0.5)`).
+    let scored = client.command::<Score>(json!({"caseId": id, "suggestion": "pass\n"}));
+    let es = match &scored.metrics {
+        Metrics::Scores(scores) => scores.get("es").copied(),
+        Metrics::Failed { error } => panic!("{error}"),
+    };
+    assert!(es.expect("the stub's es") < 0.5, "{scored:?}");
     assert_eq!(client.finish(true), Some(0));
 
     // The repositories themselves were never written.
@@ -462,25 +456,27 @@ fn history_cases_replay_with_their_category_and_leave_the_tree_unchanged() {
         let answer = open_and_complete(&mut client, &opened);
         assert!(answer.get("result").is_some(), "{answer}");
         let id = case["id"].as_str().expect("id");
-        let context = client.execute("crossfile.context", json!({"uri": uri}));
+        let context = client
+            .command::<Context>(json!({"uri": uri}))
+            .expect("the case's completion");
         assert_eq!(
-            context["prompt"],
-            json!(run[id].prompt),
+            context.prompt, run[id].prompt,
             "case {id}: bench run's prompt"
         );
         let reference = record["groundtruth"].clone();
-        let scored = client.execute(
-            "crossfile.score",
-            json!({"caseId": id, "suggestion": reference}),
-        );
-        assert_eq!(scored["benchmark"], "history");
-        assert_eq!(scored["metrics"]["em"], 1.0, "{scored}");
-        assert_eq!(scored["metrics"]["es"], 100.0, "{scored}");
-        let scored = client.execute(
-            "crossfile.score",
-            json!({"caseId": id, "suggestion": "pass"}),
-        );
-        assert_eq!(scored["metrics"]["em"], 0.0, "{scored}");
+        let score = |client: &mut Client, suggestion: Value| -> ScoreResult {
+            client.command::<Score>(json!({"caseId": id, "suggestion": suggestion}))
+        };
+        let metric = |scored: &ScoreResult, name: &str| match &scored.metrics {
+            Metrics::Scores(scores) => scores.get(name).copied(),
+            Metrics::Failed { .. } => None,
+        };
+        let scored = score(&mut client, reference);
+        assert_eq!(scored.benchmark, "history");
+        assert_eq!(metric(&scored, "em"), Some(1.0), "{scored:?}");
+        assert_eq!(metric(&scored, "es"), Some(100.0), "{scored:?}");
+        let scored = score(&mut client, json!("pass"));
+        assert_eq!(metric(&scored, "em"), Some(0.0), "{scored:?}");
         client.notify(
             "textDocument/didClose",
             json!({"textDocument": {"uri": uri}}),

@@ -6,6 +6,9 @@
 
 use std::path::Path;
 
+use crossfile_server::lsp::ext::{
+    ColumnAnswer, Compare, Context, ListCases, Metrics, Score, ScoreResult, Scored,
+};
 use serde_json::{Value, json};
 
 use crate::lsp::client::Client;
@@ -73,18 +76,18 @@ fn list_cases_lists_every_usable_case_and_shows_the_bad_ones() {
         .map(|l| serde_json::from_str(l).expect("a record"))
         .collect();
     let mut client = start(cache.path());
-    let listed = client.execute("crossfile.listCases", json!({"cases": dev}));
-    let rows = listed.as_array().expect("an array");
+    let rows = client.command::<ListCases>(json!({"cases": dev}));
     assert_eq!(rows.len(), records.len());
     for (i, (row, record)) in rows.iter().zip(&records).enumerate() {
+        // The benchmark's own record, as its file has it.
         let meta = &record["metadata"];
-        assert_eq!(row["id"], meta["task_id"], "{row}");
-        assert_eq!(row["index"], json!(i));
-        assert_eq!(row["language"], json!("python"));
-        assert_eq!(row["repository"], meta["repository"], "{row}");
-        assert_eq!(row["path"], meta["file"], "{row}");
+        assert_eq!(json!(row.id), meta["task_id"], "{row:?}");
+        assert_eq!(row.index, i);
+        assert_eq!(row.language, "python");
+        assert_eq!(json!(row.repository), meta["repository"], "{row:?}");
+        assert_eq!(json!(row.path), meta["file"], "{row:?}");
         let line = meta["groundtruth_start_lineno"].as_u64().expect("line");
-        assert_eq!(row["line"], json!(line + 1), "1-based: {row}");
+        assert_eq!(u64::from(row.line), line + 1, "1-based: {row:?}");
     }
 
     // A record without its metadata and a torn line are skipped and shown, naming line and
@@ -100,21 +103,13 @@ fn list_cases_lists_every_usable_case_and_shows_the_bad_ones() {
     let cases = cache.path().join("some.jsonl");
     let text = format!("{}\n{broken}\n{}\n{{\"prompt\": \"x\n", lines[0], lines[2]);
     std::fs::write(&cases, text).expect("write");
-    let listed = client.execute(
-        "crossfile.listCases",
-        json!({"cases": cases, "format": "cceval"}),
-    );
-    let ids: Vec<&Value> = listed
-        .as_array()
-        .expect("an array")
-        .iter()
-        .map(|r| &r["id"])
-        .collect();
+    let listed = client.command::<ListCases>(json!({"cases": cases, "format": "cceval"}));
+    let ids: Vec<Value> = listed.iter().map(|r| json!(r.id)).collect();
     assert_eq!(
         ids,
         [
-            &records[0]["metadata"]["task_id"],
-            &records[2]["metadata"]["task_id"]
+            records[0]["metadata"]["task_id"].clone(),
+            records[2]["metadata"]["task_id"].clone()
         ]
     );
     let message = client
@@ -164,23 +159,24 @@ fn score_of_the_buffer_takes_what_the_user_has_between_the_unchanged_contexts() 
         .unwrap_or_default()
         .to_string();
     assert!(!suggestion.is_empty(), "a suggestion to accept: {answer}");
-    let by_text = client.execute(
-        "crossfile.score",
-        json!({"caseId": id, "suggestion": suggestion}),
-    );
+    let by_text = client.command::<Score>(json!({"caseId": id, "suggestion": suggestion}));
     edit(&mut client, &uri, 2, span(&at, &at), &suggestion);
-    let by_buffer = client.execute("crossfile.score", json!({"caseId": id, "uri": uri}));
-    assert_eq!(by_buffer["scored"], json!("raw"), "{by_buffer}");
+    let score_buffer = |client: &mut Client| -> ScoreResult {
+        client.command::<Score>(json!({"caseId": id, "uri": uri}))
+    };
+    let by_buffer = score_buffer(&mut client);
+    assert_eq!(by_buffer.scored, Scored::Raw, "{by_buffer:?}");
     assert_eq!(by_buffer, by_text);
-    let context = client.execute("crossfile.context", json!({"uri": uri}));
-    assert_eq!(by_buffer["prediction"], context["rawSuggestion"]);
+    let context = client.command::<Context>(json!({"uri": uri}));
+    let context = context.expect("the document's last completion");
+    assert_eq!(by_buffer.prediction, context.raw_suggestion);
 
     // Typed on after the suggestion: the text as given.
     let end = after(&at, &suggestion);
     edit(&mut client, &uri, 3, span(&end, &end), " + 1");
-    let typed = client.execute("crossfile.score", json!({"caseId": id, "uri": uri}));
-    assert_eq!(typed["scored"], json!("given"), "{typed}");
-    assert_eq!(typed["prediction"], json!(format!("{suggestion} + 1")));
+    let typed = score_buffer(&mut client);
+    assert_eq!(typed.scored, Scored::Given, "{typed:?}");
+    assert_eq!(typed.prediction, format!("{suggestion} + 1"));
 
     // An edited prefix is refused, and so is an edited suffix; undone, the score comes back.
     let origin = json!({"line": 0, "character": 0});
@@ -208,7 +204,7 @@ fn score_of_the_buffer_takes_what_the_user_has_between_the_unchanged_contexts() 
     assert!(message.contains("right context) was changed"), "{message}");
     let appended = json!({"line": last_line + 1, "character": 0});
     edit(&mut client, &uri, 7, span(&tail, &appended), "");
-    let again = client.execute("crossfile.score", json!({"caseId": id, "uri": uri}));
+    let again = score_buffer(&mut client);
     assert_eq!(again, typed);
 
     // At the case's cursor, compare shows the reference and each suggestion's diff against it,
@@ -218,40 +214,43 @@ fn score_of_the_buffer_takes_what_the_user_has_between_the_unchanged_contexts() 
         json!({"textDocument": {"uri": uri, "version": 8},
                "contentChanges": [{"text": opened["text"]}]}),
     );
-    let compared = client.execute(
-        "crossfile.compare",
+    let compared = client.command::<Compare>(
         json!({"uri": uri, "position": at, "retrievers": ["bm25-cceval-rg1", "none"]}),
     );
-    let reference = compared["reference"].as_str().expect("a reference");
-    let results = compared["results"].as_array().expect("results");
-    assert_eq!(results.len(), 2);
-    for result in results {
-        let runs = result["diff"].as_array().expect("a diff");
+    let reference = compared.reference.as_deref().expect("a reference");
+    let columns: Vec<_> = compared
+        .results
+        .iter()
+        .map(|c| match &c.answer {
+            ColumnAnswer::Made(made) => made,
+            other => panic!("{}: {other:?}", c.retriever),
+        })
+        .collect();
+    assert_eq!(columns.len(), 2);
+    for column in &columns {
+        let runs = column.diff.as_ref().expect("a diff");
         let side = |keep: &str| -> String {
             runs.iter()
-                .filter(|r| r["op"] == json!("equal") || r["op"] == json!(keep))
-                .filter_map(|r| r["text"].as_str())
+                .filter(|r| r.op == "equal" || r.op == keep)
+                .map(|r| r.text.as_str())
                 .collect()
         };
-        assert_eq!(side("delete"), reference, "{result}");
-        assert_eq!(json!(side("insert")), result["suggestion"], "{result}");
+        assert_eq!(side("delete"), reference, "{column:?}");
+        assert_eq!(side("insert"), column.made.suggestion, "{column:?}");
     }
-    let chunks = results[0]["chunks"].as_array().expect("chunks");
-    assert!(!chunks.is_empty(), "{compared}");
+    let chunks = &columns[0].made.chunks;
+    assert!(!chunks.is_empty(), "{compared:?}");
     // The case's file (`tests/test_config/test_route.py`) imports `configzen.errors` and
     // `configzen.model`; `bm25-cceval-rg1` leaves its own file out.
     let case_path = opened.pointer("/case/path").and_then(Value::as_str);
     assert_eq!(case_path, Some("tests/test_config/test_route.py"));
     for chunk in chunks {
-        let (path, chunk_uri) = (chunk["path"].as_str(), chunk["uri"].as_str());
-        let file = chunk_uri
-            .and_then(|u| u.strip_prefix("file://"))
-            .map(Path::new);
+        let path = chunk.path.as_str();
+        let file = chunk.uri.as_ref().and_then(|u| u.to_file_path().ok());
         assert!(
-            file.is_some_and(|f| f.is_file() && path.is_some_and(|p| f.ends_with(p))),
-            "{chunk}"
+            file.is_some_and(|f| f.is_file() && f.ends_with(path)),
+            "{chunk:?}"
         );
-        let path = path.unwrap_or("");
         let origin = if path
             .strip_prefix("tests/test_config/")
             .is_some_and(|name| !name.contains('/'))
@@ -262,15 +261,14 @@ fn score_of_the_buffer_takes_what_the_user_has_between_the_unchanged_contexts() 
         } else {
             "elsewhere"
         };
-        assert_eq!(chunk["origin"], origin, "{chunk}");
+        assert_eq!(chunk.origin.as_deref(), Some(origin), "{chunk:?}");
     }
     // The identifier overlap of each column with the reference: only a column with chunks.
-    let overlap = results[0]["overlap"].as_f64();
     assert!(
-        overlap.is_some_and(|o| (0.0..=1.0).contains(&o)),
-        "{compared}"
+        columns[0].overlap.is_some_and(|o| (0.0..=1.0).contains(&o)),
+        "{compared:?}"
     );
-    assert!(results[1].get("overlap").is_none(), "{compared}");
+    assert_eq!(columns[1].overlap, None, "{compared:?}");
 
     // Scoring needs the case's own open file.
     let message = refused(
@@ -317,13 +315,14 @@ fn score_of_the_buffer_takes_what_the_user_has_between_the_unchanged_contexts() 
         .expect("reference");
     assert!(body.trim_end().contains('\n'), "a body of several lines");
     edit(&mut client, &uri, 2, span(&at, &at), body);
-    let scored = client.execute("crossfile.score", json!({"caseId": id, "uri": uri}));
-    assert_eq!(scored["scored"], json!("given"), "{scored}");
-    assert_eq!(scored["prediction"], json!(body));
+    let scored = client.command::<Score>(json!({"caseId": id, "uri": uri}));
+    assert_eq!(scored.scored, Scored::Given, "{scored:?}");
+    assert_eq!(scored.prediction, body);
+    let perfect = [("em", 1.0), ("es", 1.0), ("chrf", 100.0)];
     assert_eq!(
-        scored["metrics"],
-        json!({"em": 1.0, "es": 1.0, "chrf": 100.0}),
-        "{scored}"
+        scored.metrics,
+        Metrics::Scores(perfect.map(|(m, v)| (m.to_string(), v)).into()),
+        "{scored:?}"
     );
     assert_eq!(client.finish(true), Some(0));
 }

@@ -4,6 +4,7 @@
 use std::time::{Duration, Instant};
 
 use crossfile_engine::retrieve::DEFAULT_RETRIEVER;
+use crossfile_server::lsp::ext::{Context, ContextResult};
 use serde_json::{Value, json};
 
 use crate::lsp::client::{Client, FIXTURE, uri};
@@ -221,7 +222,12 @@ fn typing_along_a_suggestion_answers_its_rest_without_the_model() {
         shown.chars().count() >= 3,
         "a suggestion to type along: {shown:?}"
     );
-    let first = client.execute("crossfile.context", json!({"uri": file}));
+    let context = |client: &mut Client| -> ContextResult {
+        client
+            .command::<Context>(json!({"uri": file}))
+            .expect("the document's last completion")
+    };
+    let first = context(&mut client);
 
     // Two characters of it typed, one keystroke at a time.
     let mut typed = String::new();
@@ -235,13 +241,13 @@ fn typing_along_a_suggestion_answers_its_rest_without_the_model() {
         let rest = inline_at(&mut client, 6 + typed.encode_utf16().count());
         assert_eq!(format!("{typed}{rest}"), shown, "after typing {typed:?}");
     }
-    let along = client.execute("crossfile.context", json!({"uri": file}));
-    assert_eq!(along["suggestion"], json!(shown[typed.len()..]));
+    let along = context(&mut client);
+    assert_eq!(along.made.suggestion, shown[typed.len()..]);
     assert_eq!(
-        along["latencyMs"], first["latencyMs"],
+        along.made.latency_ms, first.made.latency_ms,
         "no new completion ran"
     );
-    assert_eq!(along["rawSuggestion"], first["rawSuggestion"]);
+    assert_eq!(along.raw_suggestion, first.raw_suggestion);
 
     // The editor closed what was opened (VS Code's auto-closing brackets put `)` after the
     // cursor): typing along answers the rest without the `)` the line holds, still without the
@@ -258,12 +264,12 @@ fn typing_along_a_suggestion_answers_its_rest_without_the_model() {
     );
     let rest = inline_at(&mut client, 6 + opened.encode_utf16().count());
     assert_eq!(format!("{opened}{rest})"), shown, "with the editor's `)`");
-    let closed = client.execute("crossfile.context", json!({"uri": file}));
+    let closed = context(&mut client);
     assert_eq!(
-        closed["latencyMs"], first["latencyMs"],
+        closed.made.latency_ms, first.made.latency_ms,
         "no new completion ran"
     );
-    assert_eq!(closed["suggestion"], json!(rest));
+    assert_eq!(closed.made.suggestion, rest);
 
     // Something else typed: the model is asked, a completion of its own.
     client.notify(
@@ -278,8 +284,8 @@ fn typing_along_a_suggestion_answers_its_rest_without_the_model() {
                "context": {"triggerKind": 2}}),
     );
     assert!(answer.get("result").is_some(), "{answer}");
-    let asked = client.execute("crossfile.context", json!({"uri": file}));
-    assert_ne!(asked["latencyMs"], first["latencyMs"], "{asked}");
+    let asked = context(&mut client);
+    assert_ne!(asked.made.latency_ms, first.made.latency_ms, "{asked:?}");
 }
 
 /// `lsp.max_generate_ms` cuts a long generation: the suggestion is the start of the one the
@@ -334,12 +340,14 @@ fn the_time_budget_cuts_a_long_generation_and_the_whole_answer_follows() {
     // The whole answer replaces it in the background.
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
-        let context = client.execute("crossfile.context", json!({"uri": file}));
-        if context["generation"]["outOfTime"] == json!(false) {
-            assert_eq!(context["suggestion"], json!(full), "{context}");
+        let context = client
+            .command::<Context>(json!({"uri": file}))
+            .expect("the document's last completion");
+        if !context.generation.out_of_time {
+            assert_eq!(context.made.suggestion, full, "{context:?}");
             break;
         }
-        assert!(Instant::now() < deadline, "never replaced: {context}");
+        assert!(Instant::now() < deadline, "never replaced: {context:?}");
         std::thread::sleep(Duration::from_millis(100));
     }
     let first = full.chars().next().expect("a suggestion");

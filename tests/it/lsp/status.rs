@@ -4,6 +4,7 @@
 
 use std::time::{Duration, Instant};
 
+use crossfile_server::lsp::ext::{RetrieverInfo, Retrievers, Status};
 use serde_json::{Value, json};
 
 use crate::lsp::client::Client;
@@ -30,10 +31,10 @@ endpoint = "http://127.0.0.1:9/v1"
 retriever = "jaccard"
 "#;
 
-fn retriever<'a>(list: &'a Value, spec: &str) -> &'a Value {
-    list.as_array()
-        .and_then(|l| l.iter().find(|r| r["spec"] == spec))
-        .unwrap_or_else(|| panic!("no {spec} in {list}"))
+fn retriever<'a>(list: &'a [RetrieverInfo], spec: &str) -> &'a RetrieverInfo {
+    list.iter()
+        .find(|r| r.spec == spec)
+        .unwrap_or_else(|| panic!("no {spec} in {list:?}"))
 }
 
 #[test]
@@ -50,59 +51,55 @@ fn status_and_retrievers_say_what_the_server_resolved() {
     client.initialize(ws.root(), json!({}));
     client.wait_for_index();
 
-    let status = client.execute("crossfile.status", Value::Null);
-    assert_eq!(status["version"], env!("CARGO_PKG_VERSION"), "{status}");
-    let folder = &status["folders"][0];
-    assert_eq!(folder["index"], "ready", "{status}");
-    assert_eq!(folder["files"], 2, "{status}");
-    assert!(folder["chunks"].as_u64().is_some_and(|n| n > 0), "{status}");
+    let status = client.command::<Status>(Value::Null);
+    assert_eq!(status.version, env!("CARGO_PKG_VERSION"), "{status:?}");
+    let folder = &status.folders[0];
+    assert_eq!(folder.index, "ready", "{status:?}");
+    assert_eq!(folder.files, Some(2), "{status:?}");
+    assert!(folder.chunks.is_some_and(|n| n > 0), "{status:?}");
     // Untrusted: its file cannot send the code to an endpoint; the rest of it applies.
-    assert_eq!(folder["trusted"], false, "{status}");
-    assert_eq!(status["backend"]["kind"], "embedded", "{status}");
-    assert_eq!(status["backend"]["endpoint"], Value::Null, "{status}");
-    assert_eq!(status["retriever"], "jaccard", "{status}");
-    assert_eq!(status["cacheDir"], json!(cache), "{status}");
-    assert_eq!(status["userConfig"], json!(cache.join("user.toml")));
-    assert_eq!(status["userConfigExists"], true);
-    let shown = &status["model"];
-    assert_eq!(shown["source"], "catalogue", "{status}");
-    assert_eq!(shown["name"], model.name, "{status}");
-    assert_eq!(shown["label"], model.name, "{status}");
-    assert_eq!(shown["file"], json!(cache.join("models").join(model.file)));
-    assert_eq!(shown["present"], true, "{status}");
-    assert_eq!(shown["downloading"], Value::Null, "{status}");
+    assert!(!folder.trusted, "{status:?}");
+    assert_eq!(status.backend.kind, "embedded", "{status:?}");
+    assert_eq!(status.backend.endpoint, None, "{status:?}");
+    assert_eq!(status.retriever, "jaccard", "{status:?}");
+    assert_eq!(status.cache_dir, cache, "{status:?}");
+    assert_eq!(status.user_config, Some(cache.join("user.toml")));
+    assert!(status.user_config_exists);
+    let shown = &status.model;
+    assert_eq!(shown.source, "catalogue", "{status:?}");
+    assert_eq!(shown.name.as_deref(), Some(model.name), "{status:?}");
+    assert_eq!(shown.label, model.name, "{status:?}");
+    assert_eq!(shown.file, cache.join("models").join(model.file));
+    assert!(shown.present, "{status:?}");
+    assert_eq!(shown.downloading, None, "{status:?}");
     // Loaded a moment after the start.
     let started = Instant::now();
-    while client.execute("crossfile.status", Value::Null)["model"]["loaded"] != true {
+    while !client.command::<Status>(Value::Null).model.loaded {
         assert!(started.elapsed() < Duration::from_secs(120), "never loaded");
         std::thread::sleep(Duration::from_millis(100));
     }
 
-    let list = client.execute("crossfile.retrievers", Value::Null);
+    let list = client.command::<Retrievers>(Value::Null);
     let bm25 = retriever(&list, "bm25");
-    assert_eq!(bm25["needs"], "nothing");
-    assert_eq!(
-        (bm25["available"].clone(), bm25["default"].clone()),
-        (json!(true), json!(false))
-    );
-    assert_eq!(retriever(&list, "jaccard")["default"], true, "{list}");
-    assert_eq!(retriever(&list, "oracle")["upperBound"], true, "{list}");
+    assert_eq!(bm25.needs, "nothing");
+    assert_eq!((bm25.available, bm25.default), (true, false));
+    assert!(retriever(&list, "jaccard").default, "{list:?}");
+    assert!(retriever(&list, "oracle").upper_bound, "{list:?}");
     let dense = retriever(&list, "dense");
-    assert_eq!(dense["needs"], "dense-endpoint");
-    assert_eq!(dense["available"], false, "{list}");
-    assert_eq!(retriever(&list, "dataset")["needs"], "case-context");
+    assert_eq!(dense.needs, "dense-endpoint");
+    assert!(!dense.available, "{list:?}");
+    assert_eq!(retriever(&list, "dataset").needs, "case-context");
     let hybrid = retriever(&list, "hybrid:<spec>+<spec>[+<spec>...]");
-    assert_eq!(hybrid["composite"], true, "{list}");
+    assert!(hybrid.composite, "{list:?}");
     // Every simple spec the list names is one the server takes.
-    for spec in list.as_array().into_iter().flatten() {
-        if spec["composite"] == false {
-            let name = spec["spec"].as_str().unwrap_or_default();
-            assert!(
-                name.parse::<crossfile_engine::retrieve::RetrieverSpec>()
-                    .is_ok(),
-                "{name}"
-            );
-        }
+    for spec in list.iter().filter(|s| !s.composite) {
+        assert!(
+            spec.spec
+                .parse::<crossfile_engine::retrieve::RetrieverSpec>()
+                .is_ok(),
+            "{}",
+            spec.spec
+        );
     }
 
     // The editor trusts the workspace and names an embeddings endpoint: its backend applies now,
@@ -114,15 +111,16 @@ fn status_and_retrievers_say_what_the_server_resolved() {
             "retrieve": {"dense": {"endpoint": "http://127.0.0.1:9/v1"}},
         }}}),
     );
-    let status = client.execute("crossfile.status", Value::Null);
-    assert_eq!(status["folders"][0]["trusted"], true, "{status}");
-    assert_eq!(status["backend"]["kind"], "openai", "{status}");
+    let status = client.command::<Status>(Value::Null);
+    assert!(status.folders[0].trusted, "{status:?}");
+    assert_eq!(status.backend.kind, "openai", "{status:?}");
     assert_eq!(
-        status["backend"]["endpoint"], "http://127.0.0.1:9/v1",
-        "{status}"
+        status.backend.endpoint.as_deref(),
+        Some("http://127.0.0.1:9/v1"),
+        "{status:?}"
     );
-    assert_eq!(status["model"]["label"], "openai default", "{status}");
-    let list = client.execute("crossfile.retrievers", Value::Null);
-    assert_eq!(retriever(&list, "dense")["available"], true, "{list}");
+    assert_eq!(status.model.label, "openai default", "{status:?}");
+    let list = client.command::<Retrievers>(Value::Null);
+    assert!(retriever(&list, "dense").available, "{list:?}");
     client.finish(true);
 }

@@ -18,7 +18,7 @@ pub struct Budget {
 }
 
 /// Token counts of each part of a built prompt, with the model's tokenizer.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct PromptTokens {
     /// The cross-file block as kept, tokenized alone.

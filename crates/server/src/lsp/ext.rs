@@ -41,11 +41,12 @@ pub const ALL: [&str; 11] = [
     ArenaReveal::NAME,
 ];
 
-/// A command of `workspace/executeCommand`: its name, its one argument and its answer.
+/// A command of `workspace/executeCommand`: its name, its one argument and its answer. The answer
+/// reads back as itself, so a Rust client (the integration tests) reads it typed.
 pub trait Command {
     const NAME: &'static str;
     type Params: DeserializeOwned;
-    type Result: Serialize;
+    type Result: Serialize + DeserializeOwned;
 }
 
 /// `crossfile.replayCase`: open a benchmark case at its cursor, the reference removed.
@@ -209,7 +210,7 @@ pub struct ListCasesParams {
 }
 
 /// A case opened for replay: the file to show, its text and the cursor.
-#[derive(Debug, Serialize, TS)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ReplayCaseResult {
     pub uri: Url,
@@ -222,7 +223,7 @@ pub struct ReplayCaseResult {
 }
 
 /// What the client shows of the case open now.
-#[derive(Debug, Serialize, TS)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ReplayedCaseInfo {
     pub id: String,
@@ -236,7 +237,7 @@ pub struct ReplayedCaseInfo {
 }
 
 /// What a case is, as its benchmark gives it.
-#[derive(Debug, Serialize, TS)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct CaseDetails {
     /// `cceval`, `repoeval`, `history` or `evocodebench`.
@@ -278,7 +279,7 @@ pub struct CaseDetails {
 }
 
 /// One case of a cases file, for a picker.
-#[derive(Debug, Serialize, TS)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct CaseRow {
     pub id: String,
@@ -301,7 +302,7 @@ pub struct CaseRow {
 
 /// A case's metrics, by the benchmark's own names (`em`, `es`, `id_em`, `pass@1`…), or why they
 /// could not be computed.
-#[derive(Debug, Serialize, TS)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(untagged)]
 pub enum Metrics {
     Scores(BTreeMap<String, f64>),
@@ -309,7 +310,7 @@ pub enum Metrics {
 }
 
 /// What was scored: the model's raw output behind the server's own suggestion, or the text given.
-#[derive(Clone, Copy, Debug, Serialize, TS)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub enum Scored {
     Raw,
@@ -317,7 +318,7 @@ pub enum Scored {
 }
 
 /// `crossfile.score`'s answer.
-#[derive(Debug, Serialize, TS)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ScoreResult {
     pub case_id: String,
@@ -335,7 +336,7 @@ pub struct ScoreResult {
 }
 
 /// How a case's tests ended on one body.
-#[derive(Debug, Serialize, TS)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct TestOutcome {
     /// `pass`, `fail`, `timeout` or `error`.
@@ -352,7 +353,7 @@ pub struct TestOutcome {
 }
 
 /// One test run.
-#[derive(Debug, Serialize, TS)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct TestRunInfo {
     pub id: String,
@@ -364,7 +365,7 @@ pub struct TestRunInfo {
 }
 
 /// `crossfile.compare`'s answer.
-#[derive(Debug, Serialize, TS)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct CompareResult {
     pub uri: Url,
@@ -378,7 +379,7 @@ pub struct CompareResult {
 }
 
 /// One retriever's column: its completion, or the error it met.
-#[derive(Debug, Serialize, TS)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct CompareColumn {
     pub retriever: String,
@@ -389,7 +390,7 @@ pub struct CompareColumn {
 }
 
 /// What a column's retriever gave: a completion, or the error it met.
-#[derive(Debug, Serialize, TS)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(untagged)]
 pub enum ColumnAnswer {
     Made(Box<MadeColumn>),
@@ -397,7 +398,7 @@ pub enum ColumnAnswer {
 }
 
 /// A column's completion and, at a replayed case, how it compares with the reference.
-#[derive(Debug, Serialize, TS)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct MadeColumn {
     #[serde(flatten)]
@@ -426,7 +427,7 @@ pub struct MadeColumn {
 }
 
 /// What a completion was made of and gave.
-#[derive(Debug, Serialize, TS)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct MadeOf {
     pub chunks: Vec<ChunkInfo>,
@@ -437,7 +438,7 @@ pub struct MadeOf {
 }
 
 /// A retrieved chunk. Context a case provides has no lines and no URI.
-#[derive(Debug, Serialize, TS)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ChunkInfo {
     /// Relative to the workspace folder.
@@ -463,15 +464,15 @@ pub struct ChunkInfo {
 }
 
 /// A run of a diff: `delete` is only in the reference, `insert` only in the suggestion.
-#[derive(Debug, Serialize, TS)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, TS)]
 pub struct DiffRun {
     /// `equal`, `delete` or `insert`.
-    pub op: &'static str,
+    pub op: String,
     pub text: String,
 }
 
 /// `crossfile.context`'s answer: the last completion in a document.
-#[derive(Debug, Serialize, TS)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ContextResult {
     pub uri: Url,
@@ -497,7 +498,7 @@ pub struct ContextResult {
 }
 
 /// What the backend reported of the generation.
-#[derive(Debug, Serialize, TS)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct GenerationInfo {
     pub prompt_tokens: Option<u32>,
@@ -513,7 +514,7 @@ pub struct GenerationInfo {
 }
 
 /// Where the time went, in milliseconds.
-#[derive(Debug, Serialize, TS)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct TimingsMs {
     pub retrieve: f64,
@@ -524,7 +525,7 @@ pub struct TimingsMs {
 }
 
 /// A retriever spec form (`crossfile.retrievers`).
-#[derive(Debug, Serialize, TS)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct RetrieverInfo {
     /// The spec, or its pattern for a composite form (`mmr:<spec>[:<lambda in 0..1>]`).

@@ -22,7 +22,7 @@ mod completion;
 mod convert;
 mod engine;
 mod error;
-mod ext;
+pub mod ext;
 mod framing;
 mod indexing;
 mod lifecycle;

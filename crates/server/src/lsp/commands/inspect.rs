@@ -240,15 +240,15 @@ fn diff_runs(reference: &str, suggestion: &str) -> Vec<DiffRun> {
         .into_iter()
         .map(|run| match run {
             DiffOp::Equal(text) => DiffRun {
-                op: "equal",
+                op: "equal".into(),
                 text: text.to_string(),
             },
             DiffOp::Delete(text) => DiffRun {
-                op: "delete",
+                op: "delete".into(),
                 text: text.to_string(),
             },
             DiffOp::Insert(text) => DiffRun {
-                op: "insert",
+                op: "insert".into(),
                 text: text.to_string(),
             },
         })

@@ -41,7 +41,7 @@ pub struct ArenaVoteParams {
 }
 
 /// `crossfile.arenaVote`'s answer.
-#[derive(Debug, Serialize, TS)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ArenaVoteResult {
     /// False when the battle was no longer pending (voted, or superseded as no choice).
@@ -51,7 +51,7 @@ pub struct ArenaVoteResult {
 }
 
 /// A decided battle with its arms revealed, in the order shown: `arms[0]` made suggestion 1.
-#[derive(Debug, Serialize, TS)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ArenaRevealResult {
     /// The battle's id (as its items' command named it).
@@ -73,7 +73,7 @@ pub struct ArenaRevealResult {
 }
 
 /// The arena of the folders that have it on.
-#[derive(Debug, Serialize, TS)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ArenaStatus {
     /// Each arm's spec, as votes name it.

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::{ArenaStatus, Command};
@@ -20,7 +20,7 @@ impl Command for Status {
 }
 
 /// `crossfile.status`'s answer.
-#[derive(Debug, Serialize, TS)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct StatusResult {
     /// The server's version.
@@ -40,7 +40,7 @@ pub struct StatusResult {
 }
 
 /// The model: its label, where its file comes from, and whether it is there and loaded.
-#[derive(Debug, Serialize, TS)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelStatus {
     /// As the status line shows it: a catalogue name, a GGUF file name, or an HTTP backend and
@@ -62,7 +62,7 @@ pub struct ModelStatus {
 }
 
 /// The backend completions go to.
-#[derive(Debug, Serialize, TS)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct BackendStatus {
     /// As `backend.kind` spells it (`embedded`, `none` or an HTTP kind).
@@ -74,7 +74,7 @@ pub struct BackendStatus {
 }
 
 /// A workspace folder: its index and its trust.
-#[derive(Debug, Serialize, TS)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct FolderStatus {
     pub name: String,
