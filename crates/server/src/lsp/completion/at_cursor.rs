@@ -166,6 +166,10 @@ async fn run(
             Replayable::Exec(exec) => exec_completer(&typing, exec.max_new_tokens),
         },
         None => {
+            // The kept completer's own live configuration, not a new one from the settings: its
+            // steady blocks are shared from keystroke to keystroke (a new `Live` starts them
+            // empty, and the fallback to the last layout never comes; `lsp::fallback` shows it).
+            // The folder's completer is always live; the default only satisfies the type.
             let mut live = typing
                 .live()
                 .cloned()
