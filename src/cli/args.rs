@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 
+use crossfile_bench::bench::{BenchFormat, ReplayFormat};
 use crossfile_engine::backend::BackendKind;
 use crossfile_engine::choice::Choice;
 use crossfile_engine::chunk::ChunkerKind;
@@ -380,6 +381,12 @@ impl CursorFlags {
 /// A flag that takes a named choice: its names in `--help` and in the error, from its type.
 pub(super) fn choice<T: Choice + Clone + Send + Sync>() -> impl TypedValueParser<Value = T> {
     PossibleValuesParser::new(T::names()).try_map(|name| name.parse::<T>())
+}
+
+/// A `--format` of cases to replay: any benchmark format's name (`--help` lists them), refused
+/// with the reason when its cases cannot be replayed.
+pub(super) fn replay_format() -> impl TypedValueParser<Value = ReplayFormat> {
+    choice::<BenchFormat>().try_map(BenchFormat::replay)
 }
 
 /// Splits `FILE:LINE:COL` (FILE may itself contain `:`).

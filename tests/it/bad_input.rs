@@ -134,3 +134,44 @@ fn bad_cursors_and_specs_are_clear_errors() {
         );
     }
 }
+
+/// A benchmark format is one name list (`BenchFormat`): an unknown name lists them all, and a
+/// format a command cannot use is refused with the reason, before any file is read.
+#[test]
+fn a_format_a_command_cannot_use_is_refused_with_the_reason() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let out_file = cache.path().join("run.jsonl");
+    let out = out_file.to_str().expect("utf-8");
+    let run = |format: &str| {
+        crossfile(
+            &[
+                "bench",
+                "run",
+                "--format",
+                format,
+                "--cases",
+                "missing.jsonl",
+            ]
+            .into_iter()
+            .chain(["--retriever", "none", "--out", out])
+            .collect::<Vec<_>>(),
+            cache.path(),
+        )
+    };
+    let refused = run("codereval");
+    assert_eq!(refused.status.code(), Some(2), "bad usage");
+    assert!(
+        stderr(&refused)
+            .contains("codereval cases are recorded verdicts: `bench score` scores them"),
+        "{}",
+        stderr(&refused)
+    );
+    let unknown = run("humaneval");
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        stderr(&unknown).contains("cceval, repoeval, history, evocodebench, codereval"),
+        "{}",
+        stderr(&unknown)
+    );
+    assert!(!out_file.exists(), "nothing written");
+}

@@ -13,11 +13,12 @@ use clap::{Args, Subcommand};
 use crossfile_bench::arena::simulate::{Voter, simulate};
 use crossfile_bench::arena::standings::{Share, Standings};
 use crossfile_bench::arena::{Vote, standings, vote};
+use crossfile_bench::bench::ReplayFormat;
 use crossfile_bench::report::bootstrap::Bootstrap;
 
-use super::super::args::{IndexFlags, ModelFlags};
+use super::super::args::{IndexFlags, ModelFlags, choice, replay_format};
 use super::executed::HarnessArgs;
-use super::run::{BenchRunArgs, ExecRunArgs, RunFormat};
+use super::run::{BenchRunArgs, ExecRunArgs};
 
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true)]
@@ -58,9 +59,9 @@ pub struct ReadFlags {
 
 #[derive(Debug, Args)]
 pub struct SimulateArgs {
-    /// The cases' format: cceval or repoeval.
-    #[arg(long, value_name = "FORMAT")]
-    pub format: String,
+    /// The cases' format: completion cases (cceval, repoeval, history).
+    #[arg(long, value_name = "FORMAT", value_parser = replay_format())]
+    pub format: ReplayFormat,
     /// The cases file (jsonl).
     #[arg(long, value_name = "FILE")]
     pub cases: PathBuf,
@@ -71,7 +72,7 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "SPEC,SPEC[,…]")]
     pub arms: String,
     /// What the reference voter prefers: es (the higher edit similarity) or em.
-    #[arg(long, value_name = "es|em", value_parser = super::super::args::choice::<Voter>())]
+    #[arg(long, value_name = "es|em", value_parser = choice::<Voter>())]
     pub voter: Voter,
     /// Battles to cast.
     #[arg(long, value_name = "N", default_value_t = 1000)]
@@ -132,9 +133,11 @@ fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
         let stem = args.out.file_stem().unwrap_or_default().to_string_lossy();
         args.out.with_file_name(format!("{stem}.run.jsonl"))
     });
-    let format = match RunFormat::parse(&args.format).map_err(anyhow::Error::msg)? {
-        RunFormat::EvoCodeBench => {
-            anyhow::bail!("the arena simulates cceval and repoeval cases, not evocodebench")
+    let format = match args.format {
+        ReplayFormat::Execution => {
+            anyhow::bail!(
+                "the arena simulates completion cases (cceval, repoeval, history), not evocodebench"
+            )
         }
         format => format,
     };

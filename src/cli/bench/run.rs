@@ -9,7 +9,6 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::Context;
 use clap::Args;
-use clap::builder::TypedValueParser;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crossfile_bench::bench::cases::evocodebench::load_exec_cases;
@@ -20,49 +19,22 @@ use crossfile_bench::bench::scoring::envs::EnvStore;
 use crossfile_bench::bench::scoring::execution::ExecContext;
 use crossfile_bench::bench::shard::Shard;
 use crossfile_bench::bench::tally::Tally;
-use crossfile_bench::bench::{BenchFormat, CaseFormat, Resumed, RunFile, load_cases};
+use crossfile_bench::bench::{CaseFormat, ReplayFormat, Resumed, RunFile, load_cases};
 use crossfile_engine::backend::{BackendKind, Sampling};
-use crossfile_engine::choice::{Choice, UnknownName};
+use crossfile_engine::choice::Choice;
 use crossfile_engine::complete::{Completer, Mode, backend_for, tokenizer_for};
 use crossfile_engine::config::{Options, Settings};
 use crossfile_engine::retrieve::RetrieverSpec;
 
-use super::super::args::{IndexFlags, ModelFlags, choice};
+use super::super::args::{IndexFlags, ModelFlags, choice, replay_format};
 use super::super::progress::bytes_bar;
 use super::executed::{HarnessArgs, check_ks};
-
-/// What `bench run` replays: completion cases scored against their reference, or
-/// execution-based ones scored by their repository's tests.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RunFormat {
-    Cases(CaseFormat),
-    EvoCodeBench,
-}
-
-impl RunFormat {
-    /// What `bench run` does with cases of `format`; CoderEval's are verdicts to score.
-    pub fn of(format: BenchFormat) -> Result<RunFormat, String> {
-        match (format, format.cases()) {
-            (_, Some(cases)) => Ok(RunFormat::Cases(cases)),
-            (BenchFormat::Evocodebench, None) => Ok(RunFormat::EvoCodeBench),
-            _ => Err(format!(
-                "{format} cases are recorded verdicts: `bench score` scores them, nothing runs them"
-            )),
-        }
-    }
-
-    /// `name` as a [`BenchFormat`] (an unknown name lists them all), then [`RunFormat::of`].
-    pub fn parse(name: &str) -> Result<RunFormat, String> {
-        let format: BenchFormat = name.parse().map_err(|e: UnknownName| e.to_string())?;
-        RunFormat::of(format)
-    }
-}
 
 #[derive(Debug, Args)]
 pub struct BenchRunArgs {
     /// The cases' format (history: `bench mine-history`'s; codereval cases are only scored).
-    #[arg(long, value_name = "FORMAT", value_parser = choice::<BenchFormat>().try_map(RunFormat::of))]
-    pub format: RunFormat,
+    #[arg(long, value_name = "FORMAT", value_parser = replay_format())]
+    pub format: ReplayFormat,
     /// The cases file (jsonl).
     #[arg(long, value_name = "FILE")]
     pub cases: PathBuf,
@@ -117,7 +89,7 @@ pub struct ExecRunArgs {
     /// evocodebench: how much of the case's file the model sees: baseline (the signature and
     /// the requirement), local_completion (and the code above), local_infilling (and the code
     /// below, as fill-in-the-middle where the model has it).
-    #[arg(long, value_name = "SETTING", value_parser = super::super::args::choice::<Setting>())]
+    #[arg(long, value_name = "SETTING", value_parser = choice::<Setting>())]
     pub setting: Option<Setting>,
     /// evocodebench: bodies generated per case and retriever (more than one needs
     /// --temperature).
@@ -179,8 +151,8 @@ pub fn run_cmd(args: &BenchRunArgs) -> anyhow::Result<()> {
         ..RunAsks::default()
     };
     match args.format {
-        RunFormat::Cases(format) => run_text(args, format, &settings, retrievers, asks),
-        RunFormat::EvoCodeBench => run_executed(args, &settings, retrievers, asks),
+        ReplayFormat::Cases(format) => run_text(args, format, &settings, retrievers, asks),
+        ReplayFormat::Execution => run_executed(args, &settings, retrievers, asks),
     }
 }
 

@@ -8,35 +8,15 @@ use clap::Args;
 use super::super::args::choice;
 use clap::builder::TypedValueParser;
 use crossfile_bench::bench::{
-    BenchFormat, CaseFormat, load_cases, load_predictions, score_predictions,
+    BenchFormat, CaseFormat, Scoring, load_cases, load_predictions, score_predictions,
 };
 use crossfile_engine::config::{Options, Settings, WorkspaceOptions};
-
-/// What `bench score` scores: completions by similarity (CrossCodeEval, RepoEval) or function
-/// bodies by their repository's tests (EvoCodeBench).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ScoreFormat {
-    Similarity(CaseFormat),
-    Evocodebench,
-    /// Recorded verdicts: CoderEval's harness is not public.
-    Codereval,
-}
-
-impl From<BenchFormat> for ScoreFormat {
-    fn from(format: BenchFormat) -> ScoreFormat {
-        match (format, format.cases()) {
-            (_, Some(cases)) => ScoreFormat::Similarity(cases),
-            (BenchFormat::Codereval, None) => ScoreFormat::Codereval,
-            _ => ScoreFormat::Evocodebench,
-        }
-    }
-}
 
 #[derive(Debug, Args)]
 pub struct BenchScoreArgs {
     /// The cases' format.
-    #[arg(long, value_name = "FORMAT", value_parser = choice::<BenchFormat>().map(ScoreFormat::from))]
-    pub format: ScoreFormat,
+    #[arg(long, value_name = "FORMAT", value_parser = choice::<BenchFormat>().map(BenchFormat::scoring))]
+    pub format: Scoring,
     /// The cases file (jsonl); no repository is needed for cceval, repoeval and history.
     #[arg(long, value_name = "FILE")]
     pub cases: PathBuf,
@@ -58,8 +38,8 @@ pub struct BenchScoreArgs {
 
 pub fn run_cmd(args: &BenchScoreArgs) -> anyhow::Result<()> {
     let format = match args.format {
-        ScoreFormat::Similarity(format) => format,
-        ScoreFormat::Evocodebench => {
+        Scoring::Similarity(format) => format,
+        Scoring::Execution => {
             return super::executed::score_cmd(
                 &args.cases,
                 &args.predictions,
@@ -67,7 +47,7 @@ pub fn run_cmd(args: &BenchScoreArgs) -> anyhow::Result<()> {
                 args.json,
             );
         }
-        ScoreFormat::Codereval => {
+        Scoring::Verdicts => {
             return super::executed::codereval_cmd(
                 &args.cases,
                 &args.predictions,

@@ -196,19 +196,6 @@ impl Client {
             .unwrap_or_else(|e| panic!("{}'s answer: {e}\n{answer}", C::NAME))
     }
 
-    /// `crossfile.compare`'s columns at `argument`, each one that made a completion (a column in
-    /// error fails here, naming its retriever).
-    pub fn compare_made(&mut self, argument: Value) -> Vec<ext::MadeColumn> {
-        self.command::<ext::Compare>(argument)
-            .results
-            .into_iter()
-            .map(|c| match c.answer {
-                ext::ColumnAnswer::Made(made) => *made,
-                other => panic!("{}: {other:?}", c.retriever),
-            })
-            .collect()
-    }
-
     /// The messages the server has shown so far (`window/showMessage`), in order.
     pub fn shown_messages(&self) -> Vec<String> {
         self.notifications
@@ -310,3 +297,16 @@ def rectangle_area(rect):
 //- app.py
 print("saved text")
 "#;
+
+/// Each column of a compare answer that made a completion; a column in error fails here, naming
+/// its retriever.
+pub fn made_columns(compared: &ext::CompareResult) -> Vec<&ext::MadeColumn> {
+    compared
+        .results
+        .iter()
+        .map(|c| match &c.answer {
+            ext::ColumnAnswer::Made(made) => made.as_ref(),
+            other => panic!("{}: {other:?}", c.retriever),
+        })
+        .collect()
+}

@@ -6,10 +6,10 @@
 
 use std::path::Path;
 
-use crossfile_server::lsp::ext::{ColumnAnswer, Compare, Context, MadeColumn};
+use crossfile_server::lsp::ext::{Compare, Context, MadeColumn};
 use serde_json::{Value, json};
 
-use crate::lsp::client::{Client, uri};
+use crate::lsp::client::{Client, made_columns, uri};
 use crate::support::{copy_tree, corpus_workspace};
 
 const MODEL: &str = "n_ctx = 1024\n[prompt]\nmax_new_tokens = 16\n";
@@ -151,14 +151,7 @@ fn live_edits_and_deletions_change_what_completions_retrieve() {
         .collect();
     assert_eq!(names, ["bm25", "jaccard", "none"]);
     assert_eq!(compared.case_id, None);
-    let results: Vec<&MadeColumn> = compared
-        .results
-        .iter()
-        .map(|c| match &c.answer {
-            ColumnAnswer::Made(made) => made.as_ref(),
-            other => panic!("{}: {other:?}", c.retriever),
-        })
-        .collect();
+    let results = made_columns(&compared);
     for r in &results {
         assert!(r.made.latency_ms > 0.0, "{r:?}");
         assert!(r.made.prompt_tokens.total > 0, "{r:?}");
@@ -172,10 +165,10 @@ fn live_edits_and_deletions_change_what_completions_retrieve() {
 
     // `recent`: the buffers opened and edited in this session, other files only; the edited
     // module first, as it is written now.
-    let recent = client.compare_made(
+    let recent = client.command::<Compare>(
         json!({"uri": uri(&root, demo), "position": position, "retrievers": ["recent"]}),
     );
-    let chunks = &recent[0].made.chunks;
+    let chunks = &made_columns(&recent)[0].made.chunks;
     let paths: Vec<&str> = chunks.iter().map(|c| c.path.as_str()).collect();
     assert_eq!(paths.first(), Some(&widgets), "{recent:?}");
     assert_eq!(
@@ -198,10 +191,10 @@ fn live_edits_and_deletions_change_what_completions_retrieve() {
         .collect();
     open(&mut client, &root, shown, &shown_text);
     let recent_paths = |client: &mut Client| -> Vec<(String, Option<u32>)> {
-        let recent = client.compare_made(
+        let recent = client.command::<Compare>(
             json!({"uri": uri(&root, demo), "position": position, "retrievers": ["recent"]}),
         );
-        recent[0]
+        made_columns(&recent)[0]
             .made
             .chunks
             .iter()

@@ -13,12 +13,12 @@ use std::time::{Duration, Instant};
 
 use crossfile_bench::bench::runfile::record::RunRecord;
 use crossfile_engine::retrieve::DEFAULT_RETRIEVER;
-use crossfile_server::lsp::ext::{Context, Metrics, Score, ScoreResult, Scored};
+use crossfile_server::lsp::ext::{Compare, Context, Metrics, Score, ScoreResult, Scored};
 use serde_json::{Value, json};
 
 use crate::bench::checks;
 use crate::bench::evocodebench::{dev_cases, env_cache, environments};
-use crate::lsp::client::{Client, user_config};
+use crate::lsp::client::{Client, made_columns, user_config};
 use crate::lsp::replay::tree_digest;
 use crate::support::bench_repos;
 
@@ -278,8 +278,9 @@ fn evocodebench_cases_replayed_and_scored_in_the_editor_agree_with_bench_run() {
 
     // Each retriever's body tested at the case's cursor; the default's is the run's.
     set_text(&mut client, &uri, 6, &text);
-    let results = client.compare_made(json!({"uri": uri, "position": position,
+    let compared = client.command::<Compare>(json!({"uri": uri, "position": position,
                "retrievers": ["none", DEFAULT_RETRIEVER.to_string()]}));
+    let results = made_columns(&compared);
     assert_eq!(results.len(), 2, "{results:?}");
     for result in &results {
         assert!(result.outcome.is_some(), "{result:?}");

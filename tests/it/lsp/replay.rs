@@ -9,11 +9,11 @@ use std::process::Command;
 
 use crossfile_bench::bench::runfile::record::RunRecord;
 use crossfile_engine::retrieve::DEFAULT_RETRIEVER;
-use crossfile_server::lsp::ext::{Context, Metrics, Score, ScoreResult, Scored};
+use crossfile_server::lsp::ext::{Compare, Context, Metrics, Score, ScoreResult, Scored};
 use serde_json::{Value, json};
 
 use crate::bench::checks;
-use crate::lsp::client::{Client, user_config};
+use crate::lsp::client::{Client, made_columns, user_config};
 use crate::support::{bench_repos, copy_tree, shared_dir};
 
 /// Cases replayed both ways (each is read twice by the model, so a few: they prove the two
@@ -159,8 +159,10 @@ fn replay_through_the_server_scores_exactly_as_bench_run() {
         assert_eq!(context.case_id.as_deref(), Some(id.as_str()));
         // Compared at the cursor with the run's retriever, the column is judged as the run
         // judged the pair: the same suggestion, scores, overlap and origins of its chunks.
-        let columns = client.compare_made(json!({"uri": uri, "position": opened["position"],
+        let compared = client
+            .command::<Compare>(json!({"uri": uri, "position": opened["position"],
                    "retrievers": [record.retriever]}));
+        let columns = made_columns(&compared);
         let column = &columns[0];
         assert_eq!(column.made.suggestion, record.suggestion, "case {id}");
         assert_eq!(

@@ -7,11 +7,11 @@
 use std::path::Path;
 
 use crossfile_server::lsp::ext::{
-    ColumnAnswer, Compare, Context, ListCases, Metrics, Score, ScoreResult, Scored,
+    Compare, Context, ListCases, Metrics, Score, ScoreResult, Scored,
 };
 use serde_json::{Value, json};
 
-use crate::lsp::client::Client;
+use crate::lsp::client::{Client, made_columns};
 use crate::support::{bench_repos, shared_dir};
 
 /// A short context and suggestion keep the test quick.
@@ -218,14 +218,7 @@ fn score_of_the_buffer_takes_what_the_user_has_between_the_unchanged_contexts() 
         json!({"uri": uri, "position": at, "retrievers": ["bm25-cceval-rg1", "none"]}),
     );
     let reference = compared.reference.as_deref().expect("a reference");
-    let columns: Vec<_> = compared
-        .results
-        .iter()
-        .map(|c| match &c.answer {
-            ColumnAnswer::Made(made) => made,
-            other => panic!("{}: {other:?}", c.retriever),
-        })
-        .collect();
+    let columns = made_columns(&compared);
     assert_eq!(columns.len(), 2);
     for column in &columns {
         let runs = column.diff.as_ref().expect("a diff");

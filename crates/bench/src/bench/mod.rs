@@ -18,8 +18,8 @@ pub mod tally;
 pub(crate) mod testdata;
 
 pub use cases::{
-    BenchFormat, Case, CaseFormat, CaseProblem, LoadedCases, LoadedPredictions, Prediction, Target,
-    load_cases, load_predictions,
+    BenchFormat, Case, CaseFormat, CaseProblem, LoadedCases, LoadedPredictions, NotReplayable,
+    Prediction, ReplayFormat, Scoring, Target, load_cases, load_predictions,
 };
 pub use error::BenchError;
 pub use layout::case_view::CaseView;

@@ -95,8 +95,8 @@ impl CaseFormat {
 crossfile_engine::choice! {
     /// A benchmark file's format, as `bench run`, `bench score` and a replay in the editor name it:
     /// one of the completion formats ([`CaseFormat`], scored by similarity) or an execution-based
-    /// benchmark's. Each command takes the formats it can do something with
-    /// ([`BenchFormat::cases`]) and says why it refuses another.
+    /// benchmark's. How its cases are scored ([`BenchFormat::scoring`]) decides what each command
+    /// does with them; what cannot be replayed says why ([`BenchFormat::replay`]).
     pub enum BenchFormat {
         /// [`CaseFormat::Cceval`].
         Cceval,
@@ -111,14 +111,48 @@ crossfile_engine::choice! {
     }
 }
 
+/// How a format's cases are scored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scoring {
+    /// Completions against their reference, in this completion format.
+    Similarity(CaseFormat),
+    /// Function bodies by their repository's tests (EvoCodeBench).
+    Execution,
+    /// Recorded verdicts (CoderEval: its harness is not public); nothing is run.
+    Verdicts,
+}
+
+/// What replaying a format's cases means (`bench run`, a replay in the editor): completing at each
+/// case's cursor, or generating each case's body and running its tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReplayFormat {
+    Cases(CaseFormat),
+    Execution,
+}
+
+/// A format whose cases cannot be replayed.
+#[derive(Clone, Copy, Debug, thiserror::Error)]
+#[error("{0} cases are recorded verdicts: `bench score` scores them; there is nothing to replay")]
+pub struct NotReplayable(pub BenchFormat);
+
 impl BenchFormat {
-    /// The completion format, for the formats scored by similarity.
-    pub fn cases(self) -> Option<CaseFormat> {
+    /// How this format's cases are scored.
+    pub fn scoring(self) -> Scoring {
         match self {
-            BenchFormat::Cceval => Some(CaseFormat::Cceval),
-            BenchFormat::Repoeval => Some(CaseFormat::Repoeval),
-            BenchFormat::History => Some(CaseFormat::History),
-            BenchFormat::Evocodebench | BenchFormat::Codereval => None,
+            BenchFormat::Cceval => Scoring::Similarity(CaseFormat::Cceval),
+            BenchFormat::Repoeval => Scoring::Similarity(CaseFormat::Repoeval),
+            BenchFormat::History => Scoring::Similarity(CaseFormat::History),
+            BenchFormat::Evocodebench => Scoring::Execution,
+            BenchFormat::Codereval => Scoring::Verdicts,
+        }
+    }
+
+    /// What replaying this format's cases means, or why they cannot be replayed.
+    pub fn replay(self) -> Result<ReplayFormat, NotReplayable> {
+        match self.scoring() {
+            Scoring::Similarity(format) => Ok(ReplayFormat::Cases(format)),
+            Scoring::Execution => Ok(ReplayFormat::Execution),
+            Scoring::Verdicts => Err(NotReplayable(self)),
         }
     }
 }

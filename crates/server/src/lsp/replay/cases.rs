@@ -15,7 +15,7 @@ use crate::lsp::state::State;
 use crossfile_bench::bench::cases::evocodebench::{is_exec_cases_file, load_exec_cases};
 use crossfile_bench::bench::layout::evocodebench::Setting;
 use crossfile_bench::bench::scoring::envs::EnvStore;
-use crossfile_bench::bench::{BenchFormat, CaseFormat, CaseProblem, load_cases};
+use crossfile_bench::bench::{BenchFormat, CaseFormat, CaseProblem, ReplayFormat, load_cases};
 use crossfile_engine::choice::Choice;
 
 /// The usable cases of a file.
@@ -112,46 +112,35 @@ pub fn resolve(state: &State, path: &Path) -> PathBuf {
     }
 }
 
-/// The formats a cases file may be in.
-#[derive(Clone, Copy)]
-enum Format {
-    Text(CaseFormat),
-    Exec,
+/// The format named (`format`): an unknown name lists the names; CoderEval's verdicts cannot be
+/// replayed.
+fn parse_format(name: &str) -> Result<ReplayFormat, ServeError> {
+    let named: BenchFormat = name
+        .parse()
+        .map_err(|e| ServeError::request(format!("format: {e}")))?;
+    named
+        .replay()
+        .map_err(|e| ServeError::request(format!("format: {e}")))
 }
 
-impl Format {
-    fn parse(name: &str) -> Result<Format, ServeError> {
-        let format: BenchFormat = name
-            .parse()
-            .map_err(|e| ServeError::request(format!("format: {e}")))?;
-        match (format, format.cases()) {
-            (_, Some(cases)) => Ok(Format::Text(cases)),
-            (BenchFormat::Evocodebench, None) => Ok(Format::Exec),
-            _ => Err(ServeError::request(format!(
-                "format: {format} cases are recorded verdicts, with no file to replay"
-            ))),
-        }
+/// The format of `file`'s first record.
+fn detect_format(file: &std::path::Path) -> Result<ReplayFormat, ServeError> {
+    if let Some(format) = CaseFormat::detect(file)? {
+        return Ok(ReplayFormat::Cases(format));
     }
-
-    /// The format of `file`'s first record.
-    fn detect(file: &std::path::Path) -> Result<Format, ServeError> {
-        if let Some(format) = CaseFormat::detect(file)? {
-            return Ok(Format::Text(format));
-        }
-        if is_exec_cases_file(file)? {
-            return Ok(Format::Exec);
-        }
-        Err(ServeError::request(format!(
-            "{}: cannot tell the cases' format: give format (one of {})",
-            file.display(),
-            BenchFormat::all()
-                .iter()
-                .filter(|f| Format::parse(f.name()).is_ok())
-                .map(|f| f.name())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )))
+    if is_exec_cases_file(file)? {
+        return Ok(ReplayFormat::Execution);
     }
+    let replayable: Vec<&str> = BenchFormat::all()
+        .iter()
+        .filter(|f| f.replay().is_ok())
+        .map(|f| f.name())
+        .collect();
+    Err(ServeError::request(format!(
+        "{}: cannot tell the cases' format: give format (one of {})",
+        file.display(),
+        replayable.join(", ")
+    )))
 }
 
 /// Loads a cases file (`format` told from the first record when `None`; EvoCodeBench cases are
@@ -163,19 +152,19 @@ pub async fn load(
     format: Option<&str>,
     exec: ExecChoice,
 ) -> Result<Loaded, ServeError> {
-    let format = format.map(Format::parse).transpose()?;
+    let format = format.map(parse_format).transpose()?;
     let max_file_bytes = state.engine_settings().index.workspace.max_file_bytes;
     let (file, cases, problems) = tokio::task::spawn_blocking(move || {
         let format = match format {
             Some(format) => format,
-            None => Format::detect(&file)?,
+            None => detect_format(&file)?,
         };
         let (cases, problems) = match format {
-            Format::Text(format) => {
+            ReplayFormat::Cases(format) => {
                 let loaded = load_cases(&file, format, max_file_bytes)?;
                 (Cases::Text(loaded.cases), loaded.problems)
             }
-            Format::Exec => {
+            ReplayFormat::Execution => {
                 let loaded = load_exec_cases(&file)?;
                 let cases = Cases::Exec(ExecCases {
                     cases: loaded.cases,
