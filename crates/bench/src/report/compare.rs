@@ -6,7 +6,7 @@
 //! "same cases, another retriever or model" comparison). A pair counts only when both records
 //! are scored; pairs with an error on either side are counted, not compared.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -75,33 +75,24 @@ pub fn compare_pairs(
         .iter()
         .filter(|p| p.a.error.is_none() && p.b.error.is_none())
         .collect();
+    // Every metric both sides scored at some pair, each compared over the pairs that have it on
+    // both sides (a likelihood a prompt too long for the context left out drops that pair, not
+    // the metric).
     let mut names: Vec<String> = scored
-        .first()
-        .map(|p| {
-            p.a.metrics
-                .keys()
-                .filter(|k| {
-                    scored
-                        .iter()
-                        .all(|q| q.a.metrics.contains_key(*k) && q.b.metrics.contains_key(*k))
-                })
-                .cloned()
-                .collect()
-        })
-        .unwrap_or_default();
+        .iter()
+        .flat_map(|p| p.a.metrics.keys().filter(|k| p.b.metrics.contains_key(*k)))
+        .cloned()
+        .collect::<BTreeSet<String>>()
+        .into_iter()
+        .collect();
     sort_metrics(&mut names);
     let sides: Vec<(Vec<f64>, Vec<f64>)> = names
         .iter()
         .map(|name| {
-            let a = scored
+            scored
                 .iter()
-                .filter_map(|p| display_value(p.a, name))
-                .collect();
-            let b = scored
-                .iter()
-                .filter_map(|p| display_value(p.b, name))
-                .collect();
-            (a, b)
+                .filter_map(|p| Some((display_value(p.a, name)?, display_value(p.b, name)?)))
+                .unzip()
         })
         .collect();
     let diffs: Vec<Vec<f64>> = sides
@@ -459,6 +450,36 @@ mod tests {
         assert_eq!((em.wins, em.ties, em.losses), (1, 1, 0));
         let ci = em.ci.expect("interval");
         assert!(ci.low >= 0.0 && ci.high <= 100.0 && ci.low <= 50.0 && 50.0 <= ci.high);
+    }
+
+    #[test]
+    fn a_metric_some_pairs_lack_is_compared_over_the_pairs_that_have_it() {
+        // The reference's likelihood is left out where prompt and reference overflow n_ctx.
+        let with_logprob = |case: &str, retriever: &str, logprob: f64| {
+            let mut r = record(case, retriever, 1.0);
+            r.metrics.insert("logprob".into(), logprob);
+            r
+        };
+        let records = vec![
+            with_logprob("a", "none", -2.0),
+            with_logprob("b", "none", -1.0),
+            record("c", "none", 0.0),
+            with_logprob("a", "identifiers", -1.0),
+            with_logprob("b", "identifiers", -1.5),
+            with_logprob("c", "identifiers", -0.5),
+        ];
+        let c = &pairwise(&records, &Bootstrap::default())[0];
+        assert_eq!(c.pairs, 3);
+        let logprob = c
+            .metrics
+            .iter()
+            .find(|m| m.name == "logprob")
+            .expect("the likelihood is compared");
+        assert_eq!(logprob.n, 2);
+        assert_eq!((logprob.mean_a, logprob.mean_b), (-1.5, -1.25));
+        assert_eq!((logprob.wins, logprob.losses), (1, 1));
+        let em = c.metrics.iter().find(|m| m.name == "em").expect("em");
+        assert_eq!((em.n, em.diff), (3, 100.0 / 3.0));
     }
 
     #[test]

@@ -148,7 +148,8 @@ fn diff_rows(c: &Comparison, lead: Option<Cell>) -> Vec<Vec<Cell>> {
             cells.extend([
                 retriever(&c.a, c.a_upper_bound),
                 retriever(&c.b, c.b_upper_bound),
-                Cell::Count(c.pairs),
+                // The metric's own cases: a likelihood can be missing where the others are not.
+                Cell::Count(m.n),
                 Cell::Count(c.excluded),
                 Cell::Text(m.name.clone()),
                 Cell::number(Some(m.mean_a), decimals),
