@@ -6,7 +6,7 @@
 //! "same cases, another retriever or model" comparison). A pair counts only when both records
 //! are scored; pairs with an error on either side are counted, not compared.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -82,9 +82,9 @@ pub fn compare_pairs(
         .iter()
         .flat_map(|p| p.a.metrics.keys().filter(|k| p.b.metrics.contains_key(*k)))
         .cloned()
-        .collect::<BTreeSet<String>>()
-        .into_iter()
         .collect();
+    names.sort();
+    names.dedup();
     sort_metrics(&mut names);
     let sides: Vec<(Vec<f64>, Vec<f64>)> = names
         .iter()
